@@ -1,0 +1,154 @@
+"""Typed errors of the engine.
+
+Every error a caller can cause or meet has its own class with a stable ``code`` and, where one
+input is at fault, the ``field`` that names it. The Lambda edge maps these classes to HTTP
+statuses and error manifests in one place; the CLI prints ``message`` on one line.
+Messages say what to do, not only what went wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class SupertonicError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+    code: str = "internal_error"
+    field: str | None = None
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if field is not None:
+            self.field = field
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"code": self.code, "message": self.message, "field": self.field}
+
+
+# --- the request is at fault -------------------------------------------------------------------
+
+
+class InvalidRequest(SupertonicError):
+    """The request cannot be served as given; the caller must change it."""
+
+    code = "invalid_request"
+
+
+class InvalidParameter(InvalidRequest):
+    """A parameter has the wrong type or is out of range (steps, speed, seed, format, ...)."""
+
+    code = "invalid_parameter"
+
+
+class EmptyText(InvalidRequest):
+    code = "empty_text"
+    field = "text"
+
+    def __init__(self, message: str = "text is empty: send at least one speakable character") -> None:
+        super().__init__(message)
+
+
+class TextTooLong(InvalidRequest):
+    code = "text_too_long"
+    field = "text"
+
+    def __init__(self, length: int, limit: int, hint: str = "") -> None:
+        self.length = length
+        self.limit = limit
+        super().__init__(
+            f"text is {length} characters; the limit is {limit}."
+            + (f" {hint}" if hint else " Split it, or send it as a job.")
+        )
+
+
+class UnsupportedCharacters(InvalidRequest):
+    code = "unsupported_characters"
+    field = "text"
+
+    def __init__(self, characters: Iterable[str]) -> None:
+        import unicodedata
+
+        self.characters = sorted(set(characters))
+        named = ", ".join(
+            f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'UNNAMED')})" for c in self.characters[:10]
+        )
+        more = f" and {len(self.characters) - 10} more" if len(self.characters) > 10 else ""
+        super().__init__(
+            f"the model cannot read {len(self.characters)} character(s): {named}{more}. "
+            "Remove or replace them."
+        )
+
+
+class UnknownVoice(InvalidRequest):
+    code = "unknown_voice"
+    field = "voice"
+
+    def __init__(self, voice: str, available: Iterable[str]) -> None:
+        self.voice = voice
+        self.available = sorted(available)
+        super().__init__(f"voice {voice!r} not found; available: {', '.join(self.available)}")
+
+
+class UnknownLanguage(InvalidRequest):
+    code = "unknown_language"
+    field = "lang"
+
+    def __init__(self, lang: str, available: Iterable[str]) -> None:
+        self.lang = lang
+        self.available = list(available)
+        super().__init__(
+            f"language {lang!r} is not supported; use one of: {', '.join(self.available)}"
+        )
+
+
+class UnsupportedFormat(InvalidRequest):
+    code = "unsupported_format"
+    field = "format"
+
+    def __init__(self, fmt: str, available: Iterable[str], reason: str = "") -> None:
+        self.format = fmt
+        self.available = list(available)
+        super().__init__(
+            f"audio format {fmt!r} is not available{': ' + reason if reason else ''}; "
+            f"use one of: {', '.join(self.available)}"
+        )
+
+
+# --- the model or the machine is at fault -------------------------------------------------------
+
+
+class ModelError(SupertonicError):
+    """The model directory cannot be used."""
+
+    code = "model_unavailable"
+
+
+class ModelMissing(ModelError):
+    code = "model_missing"
+
+
+class ModelCorrupt(ModelError):
+    code = "model_corrupt"
+
+
+class FetchFailed(ModelError):
+    code = "fetch_failed"
+
+
+class DeadlineExceeded(SupertonicError):
+    """Synthesis was stopped because its deadline passed; compute was cancelled, not abandoned."""
+
+    code = "deadline_exceeded"
+
+    def __init__(self, budget_s: float, elapsed_s: float, done_chunks: int = 0, total_chunks: int = 0) -> None:
+        self.budget_s = budget_s
+        self.elapsed_s = elapsed_s
+        self.done_chunks = done_chunks
+        self.total_chunks = total_chunks
+        super().__init__(
+            f"synthesis stopped after {elapsed_s:.2f} s: the deadline of {budget_s:.2f} s passed "
+            f"({done_chunks}/{total_chunks} chunks done). Send shorter text, fewer steps, "
+            "or use an asynchronous job."
+        )
