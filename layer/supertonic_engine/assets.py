@@ -1,0 +1,162 @@
+"""The model directory in the official Supertonic 3 layout, checked and read once.
+
+    onnx/duration_predictor.onnx  onnx/text_encoder.onnx  onnx/vector_estimator.onnx
+    onnx/vocoder.onnx  onnx/tts.json  onnx/unicode_indexer.json  voice_styles/{M1..M5,F1..F5}.json
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from . import config
+from .errors import ModelCorrupt, ModelMissing, UnknownVoice
+
+logger = logging.getLogger(__name__)
+
+GRAPHS = ("duration_predictor", "text_encoder", "vector_estimator", "vocoder")
+CONFIG_FILE = "onnx/tts.json"
+INDEXER_FILE = "onnx/unicode_indexer.json"
+VOICES_DIR = "voice_styles"
+STANDIN_KEY = "stand_in"  # present only in tts.json files written by the stand-in generator
+
+_FIX = (
+    "Point SUPERTONIC_MODEL_DIR (or --model) at a complete model directory: "
+    "`supertonic-lambda fetch-model --out DIR` downloads the real weights, "
+    "`supertonic-lambda make-model --size tiny --out DIR` writes a stand-in."
+)
+
+
+@dataclass(frozen=True)
+class VoiceStyle:
+    """The two style tensors that are a voice: ``ttl`` [1,50,256] and ``dp`` [1,8,16]."""
+
+    name: str
+    ttl: np.ndarray
+    dp: np.ndarray
+
+
+@dataclass
+class ModelAssets:
+    """Paths, configuration, indexer and voices of one model directory."""
+
+    root: Path
+    tts_config: dict
+    voice_paths: dict[str, Path]
+    _voices: dict[str, VoiceStyle] = field(default_factory=dict, repr=False)
+
+    @property
+    def kind(self) -> str:
+        return "stand-in" if STANDIN_KEY in self.tts_config else "real"
+
+    @property
+    def sample_rate(self) -> int:
+        return int(self.tts_config["ae"]["sample_rate"])
+
+    @property
+    def samples_per_frame(self) -> int:
+        """Waveform samples per latent frame: base chunk size x compression factor (512 x 6)."""
+        return int(self.tts_config["ae"]["base_chunk_size"]) * int(self.tts_config["ttl"]["chunk_compress_factor"])
+
+    @property
+    def latent_channels(self) -> int:
+        return int(self.tts_config["ttl"]["latent_dim"]) * int(self.tts_config["ttl"]["chunk_compress_factor"])
+
+    def graph_path(self, name: str) -> Path:
+        return self.root / "onnx" / f"{name}.onnx"
+
+    @cached_property
+    def indexer(self) -> np.ndarray:
+        """Token id per code point (-1 = the model cannot read it)."""
+        path = self.root / INDEXER_FILE
+        data = _read_json(path)
+        if not isinstance(data, list) or not data or not all(isinstance(v, int) for v in data[:256]):
+            raise ModelCorrupt(f"{path} must be a non-empty JSON list of token ids. {_FIX}")
+        return np.asarray(data, dtype=np.int64)
+
+    @property
+    def voices(self) -> list[str]:
+        return sorted(self.voice_paths)
+
+    def voice(self, name: str) -> VoiceStyle:
+        """Load a voice once and keep it; unknown names list the available ones."""
+        cached = self._voices.get(name)
+        if cached is not None:
+            return cached
+        path = self.voice_paths.get(name)
+        if path is None:
+            raise UnknownVoice(name, self.voice_paths)
+        style = _read_voice(name, path)
+        self._voices[name] = style
+        return style
+
+
+def resolve_model_dir(model_dir: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path | None:
+    """The model directory from the argument, else ``SUPERTONIC_MODEL_DIR``; None when neither is set."""
+    env = os.environ if env is None else env
+    chosen = model_dir if model_dir not in (None, "") else env.get(config.ENV_MODEL_DIR) or None
+    return Path(chosen).expanduser() if chosen else None
+
+
+def load_assets(model_dir: str | os.PathLike[str]) -> ModelAssets:
+    """Check that every file is there and readable; a missing or corrupt file names itself and the fix."""
+    root = Path(model_dir).expanduser()
+    if not root.is_dir():
+        raise ModelMissing(f"model directory {root} does not exist. {_FIX}")
+    missing = [f"onnx/{g}.onnx" for g in GRAPHS if not (root / "onnx" / f"{g}.onnx").is_file()]
+    missing += [name for name in (CONFIG_FILE, INDEXER_FILE) if not (root / name).is_file()]
+    voice_paths = {p.stem: p for p in sorted((root / VOICES_DIR).glob("*.json"))}
+    if not voice_paths:
+        missing.append(f"{VOICES_DIR}/*.json")
+    if missing:
+        raise ModelMissing(f"model directory {root} lacks {', '.join(missing)}. {_FIX}")
+    for g in GRAPHS:
+        if (root / "onnx" / f"{g}.onnx").stat().st_size == 0:
+            raise ModelCorrupt(f"{root / 'onnx' / g}.onnx is empty. {_FIX}")
+
+    tts_config = _read_json(root / CONFIG_FILE)
+    try:
+        for section, key in (("ae", "sample_rate"), ("ae", "base_chunk_size"), ("ttl", "chunk_compress_factor"), ("ttl", "latent_dim")):
+            int(tts_config[section][key])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelCorrupt(f"{root / CONFIG_FILE} lacks {exc}: it is not a Supertonic tts.json. {_FIX}") from None
+    assets = ModelAssets(root=root, tts_config=tts_config, voice_paths=voice_paths)
+    logger.info("model directory %s (%s), %d voices", root, assets.kind, len(voice_paths))
+    return assets
+
+
+def _read_json(path: Path) -> object:
+    try:
+        with path.open("rb") as f:
+            return json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ModelCorrupt(f"{path} is not valid JSON ({exc}). {_FIX}") from None
+    except OSError as exc:
+        raise ModelMissing(f"{path} cannot be read ({exc.strerror}). {_FIX}") from None
+
+
+_VOICE_SHAPES = {"style_ttl": (50, 256), "style_dp": (8, 16)}
+
+
+def _read_voice(name: str, path: Path) -> VoiceStyle:
+    data = _read_json(path)
+    tensors = {}
+    for key, shape in _VOICE_SHAPES.items():
+        try:
+            entry = data[key]  # type: ignore[index]
+            array = np.asarray(entry["data"], dtype=np.float32).reshape(*entry["dims"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelCorrupt(f"voice file {path} has no valid {key!r} ({exc}). {_FIX}") from None
+        if array.shape[1:] != shape or array.shape[0] != 1:
+            raise ModelCorrupt(f"voice file {path}: {key} has shape {list(array.shape)}, expected [1, {shape[0]}, {shape[1]}]. {_FIX}")
+        if not np.isfinite(array).all():
+            raise ModelCorrupt(f"voice file {path}: {key} holds NaN or infinite values. {_FIX}")
+        tensors[key] = array
+    return VoiceStyle(name=name, ttl=tensors["style_ttl"], dp=tensors["style_dp"])

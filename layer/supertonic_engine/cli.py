@@ -1,0 +1,141 @@
+"""Engine subcommands of ``supertonic-lambda``: synthesize, normalize, make-model, fetch-model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import audio
+from .assets import load_assets
+from .synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, SynthesisOptions, TextPreparer, locate_model
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("synthesize", help="text to an audio file")
+    p.add_argument("text", help="the text to speak; '-' reads standard input")
+    p.add_argument("-o", "--output", required=True, help="audio file to write (format from --format or the extension)")
+    p.add_argument("--voice", default=DEFAULT_VOICE)
+    p.add_argument("--lang", default=DEFAULT_LANG)
+    p.add_argument("--steps", type=int, default=DEFAULT_STEPS)
+    p.add_argument("--speed", type=float, default=DEFAULT_SPEED)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--format", default=None, help="wav, flac, ogg, mp3, opus, pcm")
+    p.add_argument("--timeout", type=float, default=None, help="hard deadline in seconds")
+    p.add_argument("--no-normalize", action="store_true", help="read the text as given (no number/date/lexicon rewriting)")
+    p.add_argument("--json", action="store_true", help="print the result's metadata as JSON")
+    _model_argument(p)
+    p.set_defaults(func=_synthesize)
+
+    p = subparsers.add_parser("normalize", help="print the exact text the model will read")
+    p.add_argument("text", help="the text; '-' reads standard input")
+    p.add_argument("--lang", default=DEFAULT_LANG)
+    p.add_argument("--no-normalize", action="store_true", help="show only the model's own processing")
+    _model_argument(p)
+    p.set_defaults(func=_normalize)
+
+    p = subparsers.add_parser("make-model", help="write a stand-in model (random weights: noise, not speech)")
+    p.add_argument("--size", choices=("tiny", "full"), default="tiny")
+    p.add_argument("--out", required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_make_model)
+
+    p = subparsers.add_parser("fetch-model", help="download the real Supertonic 3 weights (pinned revision)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--revision", default=None, help="model hub revision (default: the pinned one)")
+    p.set_defaults(func=_fetch_model)
+
+
+def _model_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default=None, help="model directory (default: $SUPERTONIC_MODEL_DIR, else the tiny stand-in)")
+
+
+def _read_text(arg: str) -> str:
+    return sys.stdin.read() if arg == "-" else arg
+
+
+def _synthesize(args: argparse.Namespace) -> int:
+    fmt = args.format or Path(args.output).suffix.lstrip(".") or "wav"
+    audio.audio_format(fmt)  # an unknown format fails before the model loads
+    options = SynthesisOptions(
+        voice=args.voice, lang=args.lang, steps=args.steps, speed=args.speed, seed=args.seed,
+        normalize=not args.no_normalize,
+    )
+    started = time.perf_counter()
+    engine = Engine.load(args.model)
+    load_s = time.perf_counter() - started
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    timings = []
+    # Written to a temporary file beside the target and renamed: a failure leaves no half file.
+    fd, partial = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
+    os.close(fd)
+    try:
+        started = time.perf_counter()
+
+        def samples():
+            for piece in engine.stream_with(_read_text(args.text), options, timeout_s=args.timeout):
+                timings.append(piece.timing)
+                yield piece.samples
+
+        frames = audio.write_chunks(samples(), partial, engine.sample_rate, fmt)
+        synth_s = time.perf_counter() - started
+        os.replace(partial, output)
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
+    duration_s = frames / engine.sample_rate
+    summary = {
+        "output": str(output),
+        "format": audio.audio_format(fmt).name,
+        "duration_s": round(duration_s, 3),
+        "sample_rate": engine.sample_rate,
+        "synth_s": round(synth_s, 3),
+        "load_s": round(load_s, 3),
+        "rtf": round(synth_s / duration_s, 4) if duration_s else None,
+        "chunks": [t.__dict__ for t in timings],
+        "voice": options.voice,
+        "lang": options.lang,
+        "steps": options.steps,
+        "model": engine.model_kind,
+        "model_dir": str(engine.model_dir),
+    }
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False, indent=2))
+    else:
+        print(
+            f"wrote {output}: {duration_s:.2f} s of audio at {engine.sample_rate} Hz in {synth_s:.2f} s "
+            f"(RTF {summary['rtf']}), {len(timings)} chunk(s), voice {options.voice}, lang {options.lang}, "
+            f"model: {engine.model_kind}"
+        )
+    if engine.model_kind == "stand-in":
+        print(f"note: {STANDIN_NOTICE}", file=sys.stderr)
+    return 0
+
+
+def _normalize(args: argparse.Namespace) -> int:
+    preparer = TextPreparer(load_assets(locate_model(args.model)))
+    print(preparer.read_text(_read_text(args.text), args.lang, normalize=not args.no_normalize))
+    return 0
+
+
+def _make_model(args: argparse.Namespace) -> int:
+    from .standin import make_model
+
+    started = time.perf_counter()
+    out = make_model(args.out, size=args.size, seed=args.seed)
+    print(f"wrote the {args.size} stand-in model to {out} in {time.perf_counter() - started:.1f} s ({STANDIN_NOTICE})")
+    return 0
+
+
+def _fetch_model(args: argparse.Namespace) -> int:
+    from .fetch import REVISION, fetch_model
+
+    out = fetch_model(args.out, revision=args.revision or REVISION)
+    print(f"downloaded Supertonic 3 to {out}; use it with --model {out} or SUPERTONIC_MODEL_DIR={out}")
+    return 0
+

@@ -1,0 +1,176 @@
+"""Every environment variable the engine reads, with its default, in one place.
+
+Precedence is always: explicit argument > environment variable > default. Functions take an
+``env`` mapping so tests can inject one instead of patching ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from .errors import InvalidParameter
+
+# Model location and caches.
+ENV_MODEL_DIR = "SUPERTONIC_MODEL_DIR"
+ENV_CACHE_DIR = "SUPERTONIC_CACHE_DIR"
+# Text limits.
+ENV_MAX_TEXT_CHARS = "SUPERTONIC_MAX_TEXT_CHARS"
+DEFAULT_MAX_TEXT_CHARS = 100_000
+
+# Lambda gives CPU time in proportion to memory: one vCPU-second per second at 1,769 MB.
+LAMBDA_MB_PER_VCPU = 1769
+
+
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where generated stand-in models and prepared graphs live (never inside the repository)."""
+    env = os.environ if env is None else env
+    explicit = env.get(ENV_CACHE_DIR)
+    if explicit:
+        return Path(explicit).expanduser()
+    return Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "supertonic-lambda"
+
+
+def max_text_chars(env: Mapping[str, str] | None = None) -> int:
+    env = os.environ if env is None else env
+    return _env_int(env, ENV_MAX_TEXT_CHARS, DEFAULT_MAX_TEXT_CHARS, minimum=1)
+
+
+def usable_cpus(env: Mapping[str, str] | None = None) -> int:
+    """CPUs this process may really use: affinity, cgroup CPU quota and Lambda's memory-based share.
+
+    ``os.cpu_count()`` reports the host's cores even when a quota or an affinity mask allows less,
+    and on Lambda it says 2 at 2,048 MB where only ~1.16 vCPU of time is granted.
+    """
+    env = os.environ if env is None else env
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    quota = _cgroup_cpu_quota()
+    if quota is not None:
+        cpus = min(cpus, max(1, math.ceil(quota)))
+    memory_mb = env.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")
+    if memory_mb and memory_mb.isdigit():
+        cpus = min(cpus, max(1, math.ceil(int(memory_mb) / LAMBDA_MB_PER_VCPU)))
+    return max(1, cpus)
+
+
+def _cgroup_cpu_quota() -> float | None:
+    """The CPU quota of this process's cgroup in CPUs (v2 ``cpu.max`` or v1 CFS), None if unlimited."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":  # cgroup v2 unified hierarchy
+            for candidate in (Path("/sys/fs/cgroup") / path.lstrip("/"), Path("/sys/fs/cgroup")):
+                quota = _read_v2_quota(candidate / "cpu.max")
+                if quota is not None:
+                    return quota
+        elif "cpu" in controllers.split(","):
+            for mount in ("cpu", "cpu,cpuacct", "cpuacct,cpu"):
+                base = Path("/sys/fs/cgroup") / mount
+                for candidate in (base / path.lstrip("/"), base):
+                    quota = _read_v1_quota(candidate)
+                    if quota is not None:
+                        return quota
+    return None
+
+
+def _read_v2_quota(path: Path) -> float | None:
+    try:
+        quota, period = path.read_text().split()[:2]
+    except (OSError, ValueError):
+        return None
+    return None if quota == "max" else int(quota) / int(period)
+
+
+def _read_v1_quota(directory: Path) -> float | None:
+    try:
+        quota = int((directory / "cpu.cfs_quota_us").read_text())
+        period = int((directory / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError):
+        return None
+    return None if quota <= 0 or period <= 0 else quota / period
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """ONNX Runtime settings for the four sessions.
+
+    Defaults follow the reference tuning for a 2 vCPU box: intra-op threads = usable CPUs, one
+    inter-op thread, sequential execution, all graph optimizations, no spinning (a spinning
+    thread burns a CFS quota while it waits), dynamic block base 4.
+
+    Memory: the CPU arena stays on. It keeps the largest activation peak a session has seen, which
+    on a variable-length service would ratchet up with the longest request; here synthesis runs
+    chunk by chunk with chunks capped at a few hundred characters, so the peak the arena keeps is
+    that of one bounded chunk, and reusing it saves a malloc/free storm per step. Prepacking stays
+    on too: it copies MatMul weights into anonymous memory (the model's bytes count once more in
+    RSS) but is ~12 % faster; ``prepacking=False`` with external-data weights keeps the weights as
+    reclaimable page cache instead, for memory-tight profiles.
+    """
+
+    intra_op_threads: int = 0  # 0: usable_cpus() at session build time
+    inter_op_threads: int = 1
+    execution_mode: str = "sequential"  # or "parallel"
+    graph_optimization: str = "all"  # all | extended | basic | disable
+    cpu_mem_arena: bool = True
+    mem_pattern: bool = True
+    dynamic_block_base: int = 4
+    allow_spinning: bool = False
+    prepacking: bool = True
+    log_severity: int = 3  # ORT: 0 verbose .. 4 fatal
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> "SessionConfig":
+        """Read ``SUPERTONIC_<FIELD>`` variables (e.g. ``SUPERTONIC_INTRA_OP_THREADS=2``)."""
+        env = os.environ if env is None else env
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            name = ENV_SESSION_PREFIX + f.name.upper()
+            raw = env.get(name)
+            if raw is None or raw == "":
+                continue
+            if f.type in ("bool", bool):
+                values[f.name] = _parse_bool(name, raw)
+            elif f.type in ("int", int):
+                values[f.name] = _env_int(env, name, 0, minimum=0)
+            else:
+                values[f.name] = raw.strip().lower()
+        config = replace(cls(), **values)
+        return replace(config, **overrides) if overrides else config
+
+    def threads(self, env: Mapping[str, str] | None = None) -> int:
+        return self.intra_op_threads or usable_cpus(env)
+
+
+ENV_SESSION_PREFIX = "SUPERTONIC_"
+SESSION_ENV_VARS = tuple(ENV_SESSION_PREFIX + f.name.upper() for f in fields(SessionConfig))
+
+
+def _parse_bool(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise InvalidParameter(f"{name}={raw!r}: use 1 or 0", field=name)
+
+
+def _env_int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InvalidParameter(f"{name}={raw!r}: must be a whole number", field=name) from None
+    if value < minimum:
+        raise InvalidParameter(f"{name}={raw!r}: must be at least {minimum}", field=name)
+    return value

@@ -1,0 +1,82 @@
+"""A hard deadline for synthesis that really stops the computation.
+
+Wrapping a blocking ``session.run`` in ``asyncio.wait_for`` only stops *waiting*: the executor
+thread keeps burning CPU until the graph finishes, and on Lambda the next request pays for it.
+Here a watchdog timer sets ``RunOptions.terminate`` when the deadline passes; ONNX Runtime checks
+that flag between nodes and aborts the run, and the engine also checks the clock between steps and
+chunks. The caller gets ``DeadlineExceeded`` within one graph node's time after the deadline.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+import onnxruntime as ort
+
+from .errors import DeadlineExceeded, InvalidParameter
+
+T = TypeVar("T")
+
+
+class Deadline:
+    """Owns one ``RunOptions`` for a synthesis call and the timer that terminates it.
+
+    Use as a context manager; ``timeout_s=None`` means no deadline (the runs are never terminated).
+    """
+
+    def __init__(self, timeout_s: float | None, clock: Callable[[], float] = time.monotonic) -> None:
+        if timeout_s is not None and not timeout_s > 0:
+            raise InvalidParameter(f"timeout must be a positive number of seconds, got {timeout_s!r}", field="timeout_s")
+        self.timeout_s = timeout_s
+        self.run_options = ort.RunOptions()
+        self._clock = clock
+        self._started = clock()
+        self._timer: threading.Timer | None = None
+        self.chunks_done = 0
+        self.chunks_total = 0
+
+    def __enter__(self) -> "Deadline":
+        if self.timeout_s is not None:
+            self._timer = threading.Timer(max(0.0, self.timeout_s - self.elapsed_s), self._terminate)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def _terminate(self) -> None:
+        self.run_options.terminate = True
+
+    @property
+    def elapsed_s(self) -> float:
+        return self._clock() - self._started
+
+    @property
+    def expired(self) -> bool:
+        return self.run_options.terminate or (self.timeout_s is not None and self.elapsed_s >= self.timeout_s)
+
+    def check(self) -> None:
+        """Raise ``DeadlineExceeded`` if the deadline has passed; called between steps and chunks."""
+        if self.expired:
+            self.run_options.terminate = True
+            raise self.exceeded()
+
+    def exceeded(self) -> DeadlineExceeded:
+        return DeadlineExceeded(self.timeout_s or 0.0, self.elapsed_s, self.chunks_done, self.chunks_total)
+
+    def run(self, session: ort.InferenceSession, feeds: dict) -> list:
+        """``session.run`` under this deadline: a terminated run becomes ``DeadlineExceeded``."""
+        self.check()
+        try:
+            return session.run(None, feeds, self.run_options)
+        except Exception:
+            # ORT reports termination as a generic Fail ("Exiting due to terminate flag being set");
+            # the flag, not the message text, tells it apart from a real error.
+            if self.run_options.terminate:
+                raise self.exceeded() from None
+            raise

@@ -1,0 +1,94 @@
+"""The one factory for ONNX Runtime sessions: options from ``SessionConfig``, built once per process."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import onnxruntime as ort
+
+from .assets import GRAPHS, ModelAssets
+from .config import SessionConfig
+from .errors import InvalidParameter, ModelCorrupt
+
+logger = logging.getLogger(__name__)
+
+_EXECUTION_MODES = {"sequential": ort.ExecutionMode.ORT_SEQUENTIAL, "parallel": ort.ExecutionMode.ORT_PARALLEL}
+_OPTIMIZATION_LEVELS = {
+    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+    "disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+}
+
+
+@dataclass(frozen=True)
+class Sessions:
+    """The four graphs of the pipeline, ready to run."""
+
+    duration_predictor: ort.InferenceSession
+    text_encoder: ort.InferenceSession
+    vector_estimator: ort.InferenceSession
+    vocoder: ort.InferenceSession
+    threads: int
+    load_s: float
+
+
+def session_options(config: SessionConfig, env: Mapping[str, str] | None = None) -> ort.SessionOptions:
+    """Translate a ``SessionConfig`` into ``ort.SessionOptions``.
+
+    ONNX Runtime accepts any config key and most values silently, so every value is checked here.
+    """
+    try:
+        mode = _EXECUTION_MODES[config.execution_mode]
+    except KeyError:
+        raise InvalidParameter(
+            f"SUPERTONIC_EXECUTION_MODE={config.execution_mode!r}: use one of {', '.join(_EXECUTION_MODES)}",
+            field="SUPERTONIC_EXECUTION_MODE",
+        ) from None
+    try:
+        level = _OPTIMIZATION_LEVELS[config.graph_optimization]
+    except KeyError:
+        raise InvalidParameter(
+            f"SUPERTONIC_GRAPH_OPTIMIZATION={config.graph_optimization!r}: use one of {', '.join(_OPTIMIZATION_LEVELS)}",
+            field="SUPERTONIC_GRAPH_OPTIMIZATION",
+        ) from None
+    options = ort.SessionOptions()
+    # Explicit thread counts also stop ORT from pinning threads to cores it may not own in a container.
+    options.intra_op_num_threads = config.threads(env)
+    options.inter_op_num_threads = max(1, config.inter_op_threads)
+    options.execution_mode = mode
+    options.graph_optimization_level = level
+    options.enable_cpu_mem_arena = config.cpu_mem_arena
+    options.enable_mem_pattern = config.mem_pattern
+    options.log_severity_level = config.log_severity
+    options.add_session_config_entry("session.dynamic_block_base", str(config.dynamic_block_base))
+    spinning = "1" if config.allow_spinning else "0"
+    options.add_session_config_entry("session.intra_op.allow_spinning", spinning)
+    options.add_session_config_entry("session.inter_op.allow_spinning", spinning)
+    if not config.prepacking:
+        options.add_session_config_entry("session.disable_prepacking", "1")
+    return options
+
+
+def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env: Mapping[str, str] | None = None) -> Sessions:
+    """Build the four sessions with one set of options; a graph ORT cannot load names its file."""
+    config = config or SessionConfig.from_env(env)
+    options = session_options(config, env)
+    started = time.perf_counter()
+    built = {}
+    for name in GRAPHS:
+        path = assets.graph_path(name)
+        try:
+            built[name] = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # ORT raises its own Fail/InvalidProtobuf/... types
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ModelCorrupt(
+                f"ONNX Runtime cannot load {path}: {first_line}. Re-download it with "
+                "`supertonic-lambda fetch-model --out DIR` or regenerate the stand-in with `make-model`."
+            ) from None
+    load_s = time.perf_counter() - started
+    logger.info("four sessions ready in %.2f s with %d intra-op threads", load_s, options.intra_op_num_threads)
+    return Sessions(**built, threads=options.intra_op_num_threads, load_s=load_s)

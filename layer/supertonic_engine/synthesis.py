@@ -1,0 +1,316 @@
+"""The engine: text in, 44.1 kHz audio out, chunk by chunk, under a hard deadline.
+
+Per chunk the pipeline is the official one: duration predictor -> text encoder -> noise ->
+N Euler steps of the vector estimator -> vocoder, with the same shapes, the same noise draw and
+the same silence between chunks, so a seeded run equals the official package's output.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import config
+from .assets import ModelAssets, load_assets, resolve_model_dir
+from .config import SessionConfig
+from .deadline import Deadline
+from .errors import EmptyText, InvalidParameter, TextTooLong, UnknownLanguage
+from .sessions import Sessions, load_sessions
+from .text import LANGUAGES, chunk_text, default_max_chunk_chars, normalize
+from .text.unicode import TextEncoder, model_text
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_VOICE = "M1"
+DEFAULT_LANG = "en"
+DEFAULT_STEPS = 8
+DEFAULT_SPEED = 1.05
+DEFAULT_SILENCE_S = 0.3
+STEPS_RANGE = (1, 100)
+SPEED_RANGE = (0.7, 2.0)
+CHUNK_CHARS_RANGE = (10, 400)  # the estimator's position table ends at 1000 tokens
+MAX_SILENCE_S = 5.0
+STANDIN_NOTICE = "stand-in model: random weights, the audio is noise, not speech"
+
+
+@dataclass(frozen=True)
+class SynthesisOptions:
+    """Everything that shapes one synthesis besides the text; checked once on construction."""
+
+    voice: str = DEFAULT_VOICE
+    lang: str = DEFAULT_LANG
+    steps: int = DEFAULT_STEPS
+    speed: float = DEFAULT_SPEED
+    seed: int | None = None
+    normalize: bool = True
+    max_chunk_chars: int | None = None
+    silence_s: float = DEFAULT_SILENCE_S
+
+    def __post_init__(self) -> None:
+        if self.lang not in LANGUAGES:
+            raise UnknownLanguage(str(self.lang), LANGUAGES)
+        _check_int("steps", self.steps, *STEPS_RANGE)
+        _check_number("speed", self.speed, *SPEED_RANGE)
+        _check_number("silence_s", self.silence_s, 0.0, MAX_SILENCE_S)
+        if self.seed is not None:
+            _check_int("seed", self.seed, 0, 2**32 - 1)
+        if self.max_chunk_chars is not None:
+            _check_int("max_chunk_chars", self.max_chunk_chars, *CHUNK_CHARS_RANGE)
+
+    @property
+    def chunk_chars(self) -> int:
+        return self.max_chunk_chars or default_max_chunk_chars(self.lang)
+
+
+@dataclass(frozen=True)
+class ChunkTiming:
+    """Where one chunk's audio sits in the output, and what it cost."""
+
+    index: int
+    text: str
+    start_s: float  # first sample of this chunk's audio (after the silence that precedes it)
+    end_s: float
+    speech_s: float  # the duration predictor's estimate of the speech inside [start_s, end_s]
+    synth_ms: float
+
+
+@dataclass(frozen=True)
+class AudioChunk:
+    """One piece of the output: ``samples`` starts with the silence that separates it from the previous chunk."""
+
+    timing: ChunkTiming
+    samples: np.ndarray
+
+
+@dataclass
+class SynthesisResult:
+    audio: np.ndarray  # float32 mono
+    sample_rate: int
+    chunks: list[ChunkTiming]
+    synth_ms: float
+    model_kind: str
+    text: str  # what the model read, one chunk per line
+    options: SynthesisOptions = field(default_factory=SynthesisOptions)
+
+    @property
+    def duration_s(self) -> float:
+        return self.audio.size / self.sample_rate
+
+    @property
+    def rtf(self) -> float:
+        """Real-time factor: seconds of compute per second of audio."""
+        return (self.synth_ms / 1000.0) / self.duration_s if self.duration_s else math.inf
+
+
+def locate_model(model_dir: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """``model_dir``, else ``SUPERTONIC_MODEL_DIR``, else the tiny stand-in (generated once, with a warning)."""
+    root = resolve_model_dir(model_dir, env)
+    if root is None:
+        from .standin import ensure_standin
+
+        root = ensure_standin("tiny")
+        logger.warning("no model directory given (--model or %s); using the %s at %s", config.ENV_MODEL_DIR, STANDIN_NOTICE, root)
+    return root
+
+
+class TextPreparer:
+    """Text to chunks the model can read: normalize, check every character, split; needs no sessions."""
+
+    def __init__(self, assets: ModelAssets, env: Mapping[str, str] | None = None) -> None:
+        self.encoder = TextEncoder(assets.indexer)
+        self.max_text_chars = config.max_text_chars(env)
+
+    def chunks(self, text: str, options: SynthesisOptions) -> list[str]:
+        if not isinstance(text, str):
+            raise InvalidParameter(f"text must be a string, got {type(text).__name__}", field="text")
+        if not text.strip():
+            raise EmptyText()
+        if len(text) > self.max_text_chars:
+            raise TextTooLong(len(text), self.max_text_chars)
+        spoken = normalize(text, options.lang) if options.normalize else text
+        self.encoder.check(spoken)
+        chunks = [c for c in chunk_text(spoken, options.chunk_chars) if model_text(c, None).strip(". ")]
+        if not chunks:
+            raise EmptyText("text has nothing to say once symbols and emoji are removed: send words")
+        return chunks
+
+    def read_text(self, text: str, lang: str = DEFAULT_LANG, normalize: bool = True, max_chunk_chars: int | None = None) -> str:
+        """The exact text the model will read for ``text``, one chunk per line, tags included."""
+        options = SynthesisOptions(lang=lang, normalize=normalize, max_chunk_chars=max_chunk_chars)
+        return "\n".join(model_text(chunk, lang) for chunk in self.chunks(text, options))
+
+
+class Engine:
+    """Supertonic 3 loaded once: four ONNX sessions, the text encoder and the voices."""
+
+    def __init__(self, assets: ModelAssets, sessions: Sessions, env: Mapping[str, str] | None = None) -> None:
+        self.assets = assets
+        self.sessions = sessions
+        self.text = TextPreparer(assets, env)
+
+    @classmethod
+    def load(
+        cls,
+        model_dir: str | os.PathLike[str] | None = None,
+        *,
+        session_config: SessionConfig | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> "Engine":
+        """Load the model from ``model_dir``, else ``SUPERTONIC_MODEL_DIR``, else the tiny stand-in (with a warning)."""
+        assets = load_assets(locate_model(model_dir, env))
+        return cls(assets, load_sessions(assets, session_config, env), env)
+
+    # --- what the model is -----------------------------------------------------------------------
+
+    @property
+    def model_dir(self) -> Path:
+        return self.assets.root
+
+    @property
+    def model_kind(self) -> str:
+        return self.assets.kind
+
+    @property
+    def sample_rate(self) -> int:
+        return self.assets.sample_rate
+
+    @property
+    def voices(self) -> list[str]:
+        return self.assets.voices
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        return LANGUAGES
+
+    def read_text(self, text: str, lang: str = DEFAULT_LANG, normalize: bool = True) -> str:
+        """Dry run: the exact text the model will read, one chunk per line."""
+        return self.text.read_text(text, lang, normalize)
+
+    # --- synthesis ---------------------------------------------------------------------------------
+
+    def synthesize(
+        self,
+        text: str,
+        voice: str = DEFAULT_VOICE,
+        lang: str = DEFAULT_LANG,
+        steps: int = DEFAULT_STEPS,
+        speed: float = DEFAULT_SPEED,
+        seed: int | None = None,
+        *,
+        normalize: bool = True,
+        timeout_s: float | None = None,
+        max_chunk_chars: int | None = None,
+        silence_s: float = DEFAULT_SILENCE_S,
+    ) -> SynthesisResult:
+        """Synthesize ``text`` and return the whole waveform with per-chunk timings."""
+        options = SynthesisOptions(voice, lang, steps, speed, seed, normalize, max_chunk_chars, silence_s)
+        started = time.perf_counter()
+        pieces = list(self.stream_with(text, options, timeout_s=timeout_s))
+        audio = np.concatenate([p.samples for p in pieces]) if pieces else np.zeros(0, np.float32)
+        return SynthesisResult(
+            audio=audio,
+            sample_rate=self.sample_rate,
+            chunks=[p.timing for p in pieces],
+            synth_ms=(time.perf_counter() - started) * 1000.0,
+            model_kind=self.model_kind,
+            text="\n".join(model_text(p.timing.text, lang) for p in pieces),
+            options=options,
+        )
+
+    def stream(self, text: str, voice: str = DEFAULT_VOICE, lang: str = DEFAULT_LANG, *, timeout_s: float | None = None, **options: object) -> Iterator[AudioChunk]:
+        """Yield the audio chunk by chunk, so memory stays flat however long the text is."""
+        return self.stream_with(text, SynthesisOptions(voice=voice, lang=lang, **options), timeout_s=timeout_s)  # type: ignore[arg-type]
+
+    def stream_with(self, text: str, options: SynthesisOptions, *, timeout_s: float | None = None) -> Iterator[AudioChunk]:
+        deadline = Deadline(timeout_s)
+        chunks = self.text.chunks(text, options)
+        style = self.assets.voice(options.voice)
+        return self._generate(chunks, style, options, deadline)
+
+    def _generate(self, chunks: list[str], style, options: SynthesisOptions, deadline: Deadline) -> Iterator[AudioChunk]:
+        # RandomState(seed) draws exactly what np.random.seed(seed); np.random.randn(...) draws,
+        # which is how the official package samples its noise.
+        rng = np.random.RandomState(options.seed)
+        gap = np.zeros(int(options.silence_s * self.sample_rate), dtype=np.float32)
+        position = 0
+        deadline.chunks_total = len(chunks)
+        with deadline:
+            for index, chunk in enumerate(chunks):
+                started = time.perf_counter()
+                wav, speech_s = self._synthesize_chunk(chunk, style, options, rng, deadline)
+                synth_ms = (time.perf_counter() - started) * 1000.0
+                lead = gap if index else gap[:0]
+                start = position + lead.size
+                timing = ChunkTiming(
+                    index=index,
+                    text=chunk,
+                    start_s=start / self.sample_rate,
+                    end_s=(start + wav.size) / self.sample_rate,
+                    speech_s=speech_s,
+                    synth_ms=synth_ms,
+                )
+                position = start + wav.size
+                deadline.chunks_done = index + 1
+                yield AudioChunk(timing, np.concatenate([lead, wav]) if lead.size else wav)
+
+    def _synthesize_chunk(self, chunk: str, style, options: SynthesisOptions, rng: np.random.RandomState, deadline: Deadline) -> tuple[np.ndarray, float]:
+        s = self.sessions
+        text_ids, text_mask = self.text.encoder.encode(chunk, options.lang)
+        duration, *_ = deadline.run(s.duration_predictor, {"text_ids": text_ids, "style_dp": style.dp, "text_mask": text_mask})
+        duration = duration / options.speed
+        text_emb, *_ = deadline.run(s.text_encoder, {"text_ids": text_ids, "style_ttl": style.ttl, "text_mask": text_mask})
+        latent, latent_mask = self._noise(duration, rng)
+        total_step = np.array([options.steps], dtype=np.float32)
+        for step in range(options.steps):
+            latent, *_ = deadline.run(
+                s.vector_estimator,
+                {
+                    "noisy_latent": latent,
+                    "text_emb": text_emb,
+                    "style_ttl": style.ttl,
+                    "text_mask": text_mask,
+                    "latent_mask": latent_mask,
+                    "current_step": np.array([step], dtype=np.float32),
+                    "total_step": total_step,
+                },
+            )
+        wav, *_ = deadline.run(s.vocoder, {"latent": latent})
+        return wav.reshape(-1), float(duration[0])
+
+    def _noise(self, duration: np.ndarray, rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
+        """Initial latent noise and its mask, drawn with the official arithmetic (same dtypes, same rounding)."""
+        frame = self.assets.samples_per_frame
+        wav_len_max = duration.max() * self.sample_rate
+        wav_lengths = (duration * self.sample_rate).astype(np.int64)
+        latent_len = ((wav_len_max + frame - 1) / frame).astype(np.int32)
+        latent_lengths = (wav_lengths + frame - 1) // frame
+        latent_mask = (np.arange(latent_lengths.max()) < latent_lengths[:, None]).astype(np.float32).reshape(-1, 1, latent_lengths.max())
+        noise = rng.randn(len(duration), self.assets.latent_channels, latent_len).astype(np.float32)
+        return noise * latent_mask, latent_mask
+
+    def warm_up(self) -> float:
+        """Run one short synthesis so the first request does not pay ORT's first-run allocations; returns ms."""
+        started = time.perf_counter()
+        self.synthesize("Ready.", voice=self.voices[0], lang="en", steps=1, seed=0, normalize=False)
+        return (time.perf_counter() - started) * 1000.0
+
+
+def _check_int(name: str, value: object, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InvalidParameter(f"{name} must be a whole number from {low} to {high}, got {value!r}", field=name)
+    if not low <= value <= high:
+        raise InvalidParameter(f"{name} must be from {low} to {high}, got {value}", field=name)
+
+
+def _check_number(name: str, value: object, low: float, high: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not math.isfinite(value):
+        raise InvalidParameter(f"{name} must be a number from {low} to {high}, got {value!r}", field=name)
+    if not low <= value <= high:
+        raise InvalidParameter(f"{name} must be from {low} to {high}, got {value}", field=name)

@@ -1,0 +1,81 @@
+import io
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from supertonic_engine import audio
+from supertonic_engine.errors import UnsupportedFormat
+
+SR = 44_100
+
+
+def tone(seconds: float = 0.5, amplitude: float = 0.5) -> np.ndarray:
+    t = np.arange(int(SR * seconds)) / SR
+    return (amplitude * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+
+
+def test_the_always_present_formats_are_available():
+    assert {"wav", "flac", "ogg", "pcm"} <= set(audio.available_formats())
+
+
+@pytest.mark.parametrize("fmt", ["wav", "flac", "ogg", "mp3", "opus"])
+def test_each_available_format_decodes_to_the_same_length(fmt):
+    if fmt not in audio.available_formats():
+        with pytest.raises(UnsupportedFormat, match="cannot write it"):
+            audio.encode(tone(), SR, fmt)
+        return
+    data = audio.encode(tone(0.5), SR, fmt)
+    decoded, rate = sf.read(io.BytesIO(data), dtype="float32")
+    expected_rate = audio.FORMATS[fmt].sample_rate or SR
+    assert rate == expected_rate
+    # Lossy codecs pad or trim a few milliseconds at the edges.
+    assert abs(decoded.shape[0] / rate - 0.5) < 0.06
+
+
+def test_wav_is_16_bit_pcm_with_exact_samples():
+    samples = tone(0.1)
+    decoded, rate = sf.read(io.BytesIO(audio.encode(samples, SR, "wav")), dtype="int16")
+    assert rate == SR
+    assert sf.info(io.BytesIO(audio.encode(samples, SR, "wav"))).subtype == "PCM_16"
+    np.testing.assert_array_equal(decoded, np.round(samples * 32767).astype(np.int16))
+
+
+@pytest.mark.parametrize("fmt", ["wav", "flac", "pcm"])
+def test_clipping_does_not_wrap_around(fmt):
+    loud = np.array([1.5, -1.5, 1.0001, -3.0, 0.25, np.nan], dtype=np.float32)
+    data = audio.encode(loud, SR, fmt)
+    if fmt == "pcm":
+        decoded = np.frombuffer(data, dtype="<i2")
+    else:
+        decoded, _ = sf.read(io.BytesIO(data), dtype="int16")
+    np.testing.assert_array_equal(decoded, [32767, -32767, 32767, -32767, 8192, 0])
+
+
+def test_unknown_format_names_the_field_and_the_choices():
+    with pytest.raises(UnsupportedFormat) as err:
+        audio.encode(tone(), SR, "aac")
+    assert err.value.field == "format"
+    assert "wav" in err.value.message
+
+
+def test_format_lookup_accepts_extensions_and_case():
+    assert audio.audio_format(".WAV").name == "wav"
+    assert audio.content_type("mp3") == "audio/mpeg" or "mp3" not in audio.available_formats()
+    assert audio.content_type("pcm", 44100) == "audio/L16;rate=44100;channels=1"
+
+
+def test_streamed_chunks_equal_one_shot_encoding(tmp_path):
+    samples = tone(1.0)
+    pieces = np.array_split(samples, 7)
+    frames = audio.write_chunks(pieces, tmp_path / "x.flac", SR, "flac")
+    assert frames == samples.size
+    decoded, _ = sf.read(tmp_path / "x.flac", dtype="int16")
+    np.testing.assert_array_equal(decoded, audio.to_pcm16(samples))
+
+
+def test_resample_keeps_a_tone_at_its_frequency():
+    out = audio.resample(tone(1.0), SR, 48_000)
+    assert out.size == 48_000
+    spectrum = np.abs(np.fft.rfft(out))
+    assert abs(np.argmax(spectrum) - 440) <= 1

@@ -1,0 +1,92 @@
+"""The console script as a user runs it: real processes, real files, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import soundfile as sf
+
+SCRIPT = Path(sys.executable).parent / "supertonic-lambda"
+
+
+def run(*args: str, env: dict | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, input=stdin, timeout=120, env=env)
+
+
+def test_synthesize_writes_decodable_audio_and_says_it_is_a_stand_in(tiny_model_dir, tmp_path):
+    out = tmp_path / "hello.flac"
+    proc = run("synthesize", "Hello from a serverless function.", "--voice", "F1", "--lang", "en", "--steps", "2",
+               "--seed", "1", "-o", str(out), "--model", str(tiny_model_dir))
+    assert proc.returncode == 0, proc.stderr
+    assert "model: stand-in" in proc.stdout and "noise, not speech" in proc.stderr
+    info = sf.info(out)
+    assert info.samplerate == 44_100 and info.format == "FLAC" and info.duration > 0.5
+    assert [p.name for p in tmp_path.iterdir()] == ["hello.flac"]  # no temporary left behind
+
+
+def test_synthesize_json_reports_chunks_and_reads_stdin(tiny_model_dir, tmp_path):
+    out = tmp_path / "ko.wav"
+    proc = run("synthesize", "-", "--lang", "ko", "--steps", "1", "--json", "-o", str(out), "--model", str(tiny_model_dir),
+               stdin="첫 번째 문장입니다. 두 번째 문장도 있습니다.")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["model"] == "stand-in" and summary["lang"] == "ko" and summary["chunks"]
+    assert summary["duration_s"] == pytest.approx(sf.info(out).duration, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    "args, field_hint",
+    [
+        (["synthesize", "", "-o", "x.wav"], "text is empty"),
+        (["synthesize", "Hi.", "--voice", "nobody", "-o", "x.wav"], "voice 'nobody' not found"),
+        (["synthesize", "Hi.", "--lang", "klingon", "-o", "x.wav"], "language 'klingon'"),
+        (["synthesize", "Hi.", "--steps", "0", "-o", "x.wav"], "steps must be"),
+        (["synthesize", "Hi.", "-o", "x.aac"], "audio format 'aac'"),
+        (["normalize", "", "--lang", "ko"], "text is empty"),
+    ],
+)
+def test_bad_input_exits_non_zero_with_one_line_and_no_traceback(tiny_model_dir, tmp_path, args, field_hint):
+    proc = run(*args, "--model", str(tiny_model_dir))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert field_hint in lines[0]
+    assert not (Path.cwd() / "x.wav").exists()
+
+
+def test_a_missing_model_directory_says_how_to_get_one(tmp_path):
+    proc = run("synthesize", "Hi.", "-o", str(tmp_path / "x.wav"), "--model", str(tmp_path / "absent"))
+    assert proc.returncode == 1
+    assert "fetch-model" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_normalize_prints_exactly_what_the_model_reads(tiny_model_dir):
+    proc = run("normalize", "3개 주세요", "--lang", "ko", "--model", str(tiny_model_dir))
+    assert proc.returncode == 0, proc.stderr
+    import unicodedata
+
+    assert proc.stdout.strip() == "<ko>" + unicodedata.normalize("NFKD", "세 개 주세요.") + "</ko>"
+
+
+def test_make_model_writes_the_official_layout(tmp_path):
+    proc = run("make-model", "--size", "tiny", "--out", str(tmp_path / "m"))
+    assert proc.returncode == 0, proc.stderr
+    assert "noise, not speech" in proc.stdout
+    for name in ("duration_predictor", "text_encoder", "vector_estimator", "vocoder"):
+        assert (tmp_path / "m" / "onnx" / f"{name}.onnx").is_file()
+
+
+def test_fetch_model_fails_fast_here(tmp_path):
+    import os
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = run("fetch-model", "--out", str(tmp_path / "real"), env={**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{port}"})
+    assert proc.returncode == 1
+    assert "cannot reach the model hub" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,97 @@
+"""The hard deadline stops ONNX Runtime's computation itself, not just the caller's wait."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from supertonic_engine import Engine, SessionConfig
+from supertonic_engine.deadline import Deadline
+from supertonic_engine.errors import DeadlineExceeded, InvalidParameter
+
+
+def cpu_seconds_during(seconds: float) -> float:
+    """CPU time this whole process (every thread) spends while the caller sleeps."""
+    before = time.process_time()
+    time.sleep(seconds)
+    return time.process_time() - before
+
+
+@pytest.fixture(scope="module")
+def slow_session(tmp_path_factory) -> ort.InferenceSession:
+    """A chain of 400 large MatMuls: tens of seconds of work, each node a few tens of milliseconds."""
+    size = 768
+    rng = np.random.default_rng(0)
+    weight = numpy_helper.from_array((rng.standard_normal((size, size)) / np.sqrt(size)).astype(np.float32), "w")
+    nodes, previous = [], "x"
+    for i in range(400):
+        nodes.append(helper.make_node("MatMul", [previous, "w"], [f"h{i}"]))
+        previous = f"h{i}"
+    graph = helper.make_graph(
+        nodes, "slow",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [size, size])],
+        [helper.make_tensor_value_info(previous, TensorProto.FLOAT, [size, size])],
+        initializer=[weight],
+    )
+    path = tmp_path_factory.mktemp("slow") / "slow.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), path)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 2
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def test_a_running_graph_is_terminated_and_cpu_use_stops(slow_session):
+    x = np.eye(768, dtype=np.float32)
+    started = time.monotonic()
+    with pytest.raises(DeadlineExceeded) as err, Deadline(0.3) as deadline:
+        deadline.run(slow_session, {"x": x})
+    late_by = time.monotonic() - started - 0.3
+    assert late_by < 0.5, f"raised {late_by:.2f} s after the deadline"
+    assert err.value.budget_s == 0.3 and err.value.elapsed_s >= 0.3
+    assert cpu_seconds_during(0.5) < 0.1, "ONNX Runtime kept computing after the deadline"
+
+
+def test_the_naive_wait_for_pattern_would_keep_burning_cpu(slow_session):
+    """The contrast that makes the test above meaningful: abandoning a run leaves the CPU busy."""
+    x = np.eye(768, dtype=np.float32)
+    options = ort.RunOptions()
+    worker = threading.Thread(target=lambda: _run_ignoring_termination(slow_session, x, options), daemon=True)
+    worker.start()
+    time.sleep(0.3)  # the caller "gives up" here, as asyncio.wait_for would
+    busy = cpu_seconds_during(0.5)
+    options.terminate = True  # clean up so the next test starts idle
+    worker.join(10)
+    assert busy > 0.3
+
+
+def _run_ignoring_termination(session, x, options):
+    try:
+        session.run(None, {"x": x}, options)
+    except Exception:
+        pass
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan")])
+def test_a_deadline_must_be_positive(bad):
+    with pytest.raises(InvalidParameter):
+        Deadline(bad)
+
+
+def test_synthesis_stops_between_steps_and_chunks(tiny_model_dir):
+    engine = Engine.load(tiny_model_dir, session_config=SessionConfig(intra_op_threads=2))
+    text = "This sentence is long enough to take a while to say. " * 40
+    started = time.monotonic()
+    with pytest.raises(DeadlineExceeded) as err:
+        engine.synthesize(text, steps=100, timeout_s=0.25, max_chunk_chars=100)
+    assert time.monotonic() - started < 0.25 + 0.5
+    assert 0 <= err.value.done_chunks < err.value.total_chunks
+    assert cpu_seconds_during(0.3) < 0.1
+    # The engine is still usable afterwards: the terminate flag belonged to that one call.
+    assert engine.synthesize("Still here.", steps=1, timeout_s=30).duration_s > 0

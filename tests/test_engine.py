@@ -1,0 +1,144 @@
+"""The engine on the tiny stand-in: output shape, timings, equality with the official package, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from supertonic_engine import Engine, SessionConfig
+from supertonic_engine.errors import (
+    EmptyText,
+    InvalidParameter,
+    TextTooLong,
+    UnknownLanguage,
+    UnknownVoice,
+    UnsupportedCharacters,
+)
+
+FRAME = 3072
+SR = 44_100
+EN = "The quick brown fox jumps over the lazy dog."
+KO = "안녕하세요, 오늘 날씨가 참 좋네요."
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_model_dir) -> Engine:
+    return Engine.load(tiny_model_dir, session_config=SessionConfig(intra_op_threads=2))
+
+
+def test_engine_reports_what_model_it_runs(engine, tiny_model_dir):
+    assert engine.model_kind == "stand-in"
+    assert engine.model_dir == tiny_model_dir
+    assert engine.sample_rate == SR
+    assert engine.voices == sorted(f"{g}{i}" for g in "FM" for i in range(1, 6))
+    assert {"en", "ko", "ja", "na"} <= set(engine.languages) and len(engine.languages) == 32
+
+
+def test_one_chunk_gives_whole_latent_frames_of_bounded_audio(engine):
+    result = engine.synthesize(EN, voice="F2", lang="en", steps=2, seed=1)
+    assert result.audio.dtype == np.float32 and result.audio.ndim == 1
+    assert result.audio.size % FRAME == 0 and result.audio.size > 0
+    assert np.isfinite(result.audio).all() and np.abs(result.audio).max() <= 1.0
+    assert result.model_kind == "stand-in"
+    [chunk] = result.chunks
+    assert chunk.start_s == 0 and chunk.end_s == pytest.approx(result.duration_s)
+    assert 0 < chunk.speech_s <= chunk.end_s
+    assert result.synth_ms > 0 and result.rtf == pytest.approx(result.synth_ms / 1000 / result.duration_s)
+    assert result.text == f"<en>{EN}</en>"
+
+
+def test_chunks_are_separated_by_the_requested_silence(engine):
+    text = "First sentence is here. " * 6 + "\n\n" + "Second paragraph follows now."
+    result = engine.synthesize(text, steps=1, seed=3, max_chunk_chars=60, silence_s=0.25)
+    assert len(result.chunks) >= 3
+    gap = int(0.25 * SR)
+    for previous, current in zip(result.chunks, result.chunks[1:]):
+        assert round((current.start_s - previous.end_s) * SR) == gap
+        silence = result.audio[round(previous.end_s * SR): round(current.start_s * SR)]
+        assert silence.size == gap and not silence.any()
+    assert result.chunks[-1].end_s == pytest.approx(result.duration_s)
+    assert all(len(c.text) <= 60 for c in result.chunks)
+
+
+def test_a_seed_makes_output_reproducible_and_different_seeds_differ(engine):
+    a = engine.synthesize(EN, steps=2, seed=7).audio
+    b = engine.synthesize(EN, steps=2, seed=7).audio
+    c = engine.synthesize(EN, steps=2, seed=8).audio
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_korean_is_read_as_jamo_inside_language_tags(engine):
+    text = engine.read_text(KO, lang="ko", normalize=False)
+    assert text.startswith("<ko>") and text.endswith("</ko>")
+    assert "\u1100" <= text[4] <= "\u11ff"  # NFKD turned the syllable 안 into conjoining jamo
+    result = engine.synthesize(KO, lang="ko", steps=1, seed=0)
+    assert result.duration_s > 0.5
+
+
+def test_speed_shortens_the_audio(engine):
+    slow = engine.synthesize(EN * 3, steps=1, seed=0, speed=0.8)
+    fast = engine.synthesize(EN * 3, steps=1, seed=0, speed=1.6)
+    assert fast.duration_s < slow.duration_s
+
+
+def test_stream_yields_the_same_audio_as_synthesize(engine):
+    text = "One. Two is here. Three comes last."
+    whole = engine.synthesize(text, steps=1, seed=5, max_chunk_chars=12).audio
+    pieces = [p.samples for p in engine.stream(text, steps=1, seed=5, max_chunk_chars=12)]
+    assert len(pieces) == 3
+    np.testing.assert_array_equal(np.concatenate(pieces), whole)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, field",
+    [
+        ({"text": ""}, EmptyText, "text"),
+        ({"text": "   \n\t "}, EmptyText, "text"),
+        ({"text": "🙂🙂"}, EmptyText, "text"),
+        ({"text": "x" * 100_001}, TextTooLong, "text"),
+        ({"text": "Hello ᚠ world"}, UnsupportedCharacters, "text"),
+        ({"voice": "Z9"}, UnknownVoice, "voice"),
+        ({"lang": "xx"}, UnknownLanguage, "lang"),
+        ({"steps": 0}, InvalidParameter, "steps"),
+        ({"steps": 101}, InvalidParameter, "steps"),
+        ({"steps": 2.5}, InvalidParameter, "steps"),
+        ({"steps": True}, InvalidParameter, "steps"),
+        ({"speed": 0.5}, InvalidParameter, "speed"),
+        ({"speed": float("nan")}, InvalidParameter, "speed"),
+        ({"speed": "fast"}, InvalidParameter, "speed"),
+        ({"seed": -1}, InvalidParameter, "seed"),
+        ({"text": 42}, InvalidParameter, "text"),
+    ],
+)
+def test_bad_input_raises_a_typed_error_naming_the_field(engine, kwargs, error, field):
+    call = {"text": EN, **kwargs}
+    with pytest.raises(error) as err:
+        engine.synthesize(call.pop("text"), **call)
+    assert err.value.field == field
+    assert err.value.message
+
+
+def test_unsupported_characters_are_named(engine):
+    with pytest.raises(UnsupportedCharacters) as err:
+        engine.synthesize("Runes ᚠ and ⌘ here, emoji 🙂 are dropped", steps=1)
+    assert err.value.characters == ["ᚠ", "⌘"]
+    assert "RUNIC LETTER FEHU FEOH FE F" in err.value.message and "PLACE OF INTEREST SIGN" in err.value.message
+
+
+def test_equal_to_the_official_package_for_the_same_noise(tiny_model_dir, engine):
+    """Same model, text, voice, steps, speed and noise: the official supertonic package's waveform."""
+    from supertonic import TTS
+
+    official = TTS(model_dir=tiny_model_dir, auto_download=False, intra_op_num_threads=2, inter_op_num_threads=1)
+    text = "Hello there. This is a test of two chunks, with a comma! And a third sentence?"
+    for lang, voice, steps, speed, max_len in (("en", "M3", 4, 1.05, 40), ("ko", "F1", 2, 1.3, 120)):
+        source = text if lang == "en" else KO
+        np.random.seed(1234)
+        expected, _ = official.synthesize(
+            source, voice_style=official.get_voice_style(voice), total_steps=steps, speed=speed,
+            lang=lang, max_chunk_length=max_len,
+        )
+        ours = engine.synthesize(source, voice=voice, lang=lang, steps=steps, speed=speed, seed=1234, normalize=False, max_chunk_chars=max_len)
+        assert ours.audio.shape == expected.reshape(-1).shape
+        np.testing.assert_allclose(ours.audio, expected.reshape(-1), rtol=0, atol=1e-6)

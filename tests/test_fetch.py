@@ -1,0 +1,50 @@
+"""fetch-model: fails fast and clearly without a route to the hub, and checks what it downloads."""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+import time
+
+import pytest
+
+from supertonic_engine import fetch
+from supertonic_engine.errors import FetchFailed
+
+
+def test_without_a_route_to_the_hub_it_fails_fast_with_what_to_do(tmp_path, monkeypatch):
+    # An address nothing listens on: the same refusal a machine without internet gets.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    started = time.monotonic()
+    with pytest.raises(FetchFailed) as err:
+        fetch.fetch_model(tmp_path / "model", timeout_s=5)
+    assert time.monotonic() - started < 5
+    assert "cannot reach the model hub" in err.value.message and "copy DIR" in err.value.message
+    assert not (tmp_path / "model").exists()
+
+
+def test_the_pinned_revision_is_the_official_packages():
+    from supertonic.config import MODEL_CONFIGS
+
+    assert fetch.REVISION == MODEL_CONFIGS["supertonic-3"]["revision"]
+    assert fetch.REPO_ID == MODEL_CONFIGS["supertonic-3"]["repo"]
+
+
+def test_a_truncated_or_altered_graph_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "onnx").mkdir()
+    payload = b"model bytes"
+    digest = hashlib.sha256(payload).hexdigest()
+    known = {name: (len(payload), digest[:8], digest[-4:]) for name in fetch.KNOWN_GRAPHS}
+    monkeypatch.setattr(fetch, "KNOWN_GRAPHS", known)
+    for name in known:
+        (tmp_path / "onnx" / f"{name}.onnx").write_bytes(payload)
+    fetch.verify_graphs(tmp_path)
+    (tmp_path / "onnx" / "vocoder.onnx").write_bytes(payload[:-1])
+    with pytest.raises(FetchFailed, match="incomplete"):
+        fetch.verify_graphs(tmp_path)
+    (tmp_path / "onnx" / "vocoder.onnx").write_bytes(b"X" + payload[1:])
+    with pytest.raises(FetchFailed, match="corrupt"):
+        fetch.verify_graphs(tmp_path)
