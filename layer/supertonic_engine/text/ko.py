@@ -1,0 +1,177 @@
+"""Korean: numbers, dates, times, money, counters and units spelled out in Hangul.
+
+Which numeral system a number takes depends on what follows it: native Korean before counters
+of things and hours (세 개, 두 시, 스무 살, native up to 99), Sino-Korean before dates, minutes,
+money and units, and for bare numbers. Phone numbers are read digit by digit with 0 as 공.
+Capitalised acronyms the lexicon does not know are spelled with Korean letter names (CPU 씨피유).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .numbers import NUMBER, ko_digits, ko_native, ko_number, ko_sino, split_number
+from .rules import Rule, apply_rules
+
+# Counters read with native numerals up to 99 (한 개, 두 시, 세 번째, 스무 살).
+NATIVE_COUNTERS = (
+    "개", "명", "사람", "마리", "잔", "병", "그릇", "접시", "봉지", "번째", "번", "살", "시간", "시",
+    "권", "장", "대", "채", "척", "켤레", "벌", "그루", "송이", "가지", "군데", "곳", "달", "통", "줄",
+    "자루", "쌍", "배", "판", "칸", "알", "걸음", "바퀴", "글자", "문장", "마디",
+)
+# Counters read with Sino-Korean numerals (년, 월, 일, 분, 원 ...); listed so that, say, 개월 and 개국
+# are not taken for 개, and 달러 not for 달.
+SINO_COUNTERS = (
+    "년대", "년", "개월", "개국", "월", "일", "주일", "주년", "주", "분", "초", "원", "달러", "유로", "엔",
+    "위안", "파운드", "센트", "층", "호선", "호", "회", "차", "등", "위", "세기", "세", "인분", "인",
+    "학년", "학기", "도", "점", "박", "편", "쪽", "페이지", "번지", "퍼센트", "킬로", "그램", "미터",
+)
+# Written units: what to say, with {n} standing for the Sino-Korean number.
+UNITS = {
+    "%": "{n} 퍼센트", "%p": "{n} 퍼센트포인트",
+    "km": "{n} 킬로미터", "m": "{n} 미터", "cm": "{n} 센티미터", "mm": "{n} 밀리미터",
+    "km²": "{n} 제곱킬로미터", "m²": "{n} 제곱미터", "㎡": "{n} 제곱미터", "㎢": "{n} 제곱킬로미터",
+    "km/h": "시속 {n} 킬로미터",
+    "kg": "{n} 킬로그램", "g": "{n} 그램", "mg": "{n} 밀리그램",
+    "L": "{n} 리터", "ml": "{n} 밀리리터", "mL": "{n} 밀리리터",
+    "KB": "{n} 킬로바이트", "kB": "{n} 킬로바이트", "MB": "{n} 메가바이트",
+    "GB": "{n} 기가바이트", "TB": "{n} 테라바이트", "Mbps": "{n} 메가비피에스", "Gbps": "{n} 기가비피에스",
+    "Hz": "{n} 헤르츠", "kHz": "{n} 킬로헤르츠", "MHz": "{n} 메가헤르츠", "GHz": "{n} 기가헤르츠",
+    "ms": "{n} 밀리초", "W": "{n} 와트", "kW": "{n} 킬로와트", "kWh": "{n} 킬로와트시", "V": "{n} 볼트",
+    "mAh": "{n} 밀리암페어시", "dB": "{n} 데시벨", "px": "{n} 픽셀",
+    "°C": "{n} 도", "℃": "{n} 도", "°F": "화씨 {n} 도", "℉": "화씨 {n} 도", "°": "{n} 도",
+}
+# Korean letter names for spelling unknown acronyms (CPU 씨피유, AWS 에이더블유에스).
+LETTER_NAMES = dict(zip(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "에이 비 씨 디 이 에프 지 에이치 아이 제이 케이 엘 엠 엔 오 피 큐 알 에스 티 유 브이 더블유 엑스 와이 제트".split(),
+))
+SPECIAL_MONTHS = {6: "유월", 10: "시월"}  # 육월 and 십월 lose a consonant in speech and in writing
+LARGE_NUMBER_WORDS = {"조": 10**12, "억": 10**8, "만": 10**4, "천": 1000, "백": 100}
+
+
+def _alternation(words) -> str:
+    """Longest first, so 시간 wins over 시; Latin units may not run on into more letters (5ms is not 5m)."""
+    return "|".join(
+        re.escape(w) + ("(?![A-Za-z])" if w[-1].isascii() and w[-1].isalpha() else "")
+        for w in sorted(words, key=len, reverse=True)
+    )
+
+
+_NUM = rf"(?<!\d)(?:{NUMBER})(?!\d)"
+_COUNTER = _alternation(NATIVE_COUNTERS + SINO_COUNTERS)
+_UNIT = _alternation(UNITS)
+# A unit may stand one space away from its number (5 km); a counter is written against it (3개).
+_SUFFIX = rf"(?: ?(?:{_UNIT})|{_COUNTER})"
+
+
+def quantity(number: str, suffix: str) -> str:
+    """A number with the counter or unit that follows it, in the numerals that counter takes."""
+    suffix = suffix.strip()
+    integer, fraction = split_number(number)
+    value = int(integer)
+    number = str(value) + (f".{fraction}" if fraction else "")  # 08월 is 팔 월, not 공팔 월
+    if suffix in UNITS:
+        return UNITS[suffix].format(n=ko_number(number))
+    if suffix == "월" and value in SPECIAL_MONTHS and not fraction:
+        return SPECIAL_MONTHS[value]
+    native = suffix in NATIVE_COUNTERS and not fraction and 1 <= value <= 99
+    if suffix == "대" and value % 10 == 0:
+        native = False  # 20대 is an age group, 이십 대; 두 대 counts machines
+    if not native:
+        return f"{ko_number(number)} {suffix}"
+    if suffix == "번째" and value == 1:
+        return "첫 번째"
+    return f"{ko_native(value)} {suffix}"
+
+
+def _hour(hour: int) -> str:
+    return "영 시" if hour == 0 else f"{ko_native(hour)} 시"
+
+
+def _phone(match: re.Match[str]) -> str:
+    return " ".join(ko_digits(group) for group in match.group().split("-"))
+
+
+def _date(match: re.Match[str]) -> str:
+    year, separator, month, day, period = match.groups()
+    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return match.group()
+    spoken = f"{quantity(year, '년')} {quantity(month, '월')} {quantity(day, '일')}"
+    # 2026.8.24. ends with the date's own dot; after 2026-08-24 a dot ends the sentence.
+    return spoken + (period if separator != "." else "")
+
+
+def _time(match: re.Match[str]) -> str:
+    hour, minute, second = (int(g) if g else 0 for g in match.groups())
+    if hour > 24 or minute > 59 or second > 59:
+        return match.group()
+    words = [_hour(hour)]
+    if minute:
+        words.append(quantity(str(minute), "분"))
+    if second:
+        words.append(quantity(str(second), "초"))
+    return " ".join(words)
+
+
+_CURRENCIES = {"₩": ("원", None), "$": ("달러", "센트"), "€": ("유로", "센트"), "£": ("파운드", "펜스"), "¥": ("엔", None)}
+
+
+def _currency(match: re.Match[str]) -> str:
+    symbol, number = match.groups()
+    unit, subunit = _CURRENCIES[symbol]
+    integer, fraction = split_number(number)
+    if subunit is None or not fraction or len(fraction) > 2:
+        return f"{ko_number(number)} {unit}"
+    cents = int(fraction.ljust(2, "0"))
+    words = [] if integer == "0" and cents else [f"{ko_number(integer)} {unit}"]
+    if cents:
+        words.append(f"{ko_sino(cents)} {subunit}")
+    return " ".join(words)
+
+
+def _range_start(match: re.Match[str]) -> str:
+    # Only the first number is rewritten, with the counter of the second: 3~5개 -> 세 개에서 5개.
+    first, suffix = match.group(1), match.group(2)
+    return f"{quantity(first, suffix) if suffix else ko_number(first)}에서 "
+
+
+def _ordinal(match: re.Match[str]) -> str:
+    number, counter = match.groups()
+    return f"제{ko_number(number)}" + (f" {counter}" if counter else "")
+
+
+def _large_number(match: re.Match[str]) -> str:
+    number, word = match.groups()
+    # 만 원, 천 원 and 백 원 drop the 일 of 1; 일억 and 일조 keep it.
+    return (word if number == "1" and word in "만천백" else ko_number(number) + word)
+
+
+def _dotted(match: re.Match[str]) -> str:
+    return " 점 ".join(ko_number(part) for part in match.group().split("."))
+
+
+def _acronym(match: re.Match[str]) -> str:
+    return "".join(LETTER_NAMES[letter] for letter in match.group())
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("phone number", re.compile(r"(?<![\d-])(?:0\d{1,2}-\d{3,4}-\d{4}|1[5-9]\d{2}-\d{4})(?![\d-])"), _phone),
+    Rule("date", re.compile(r"(?<![\d.])(\d{4})([-./]) ?(\d{1,2})\2 ?(\d{1,2})(?!\d)(\.?)"), _date),
+    Rule("time", re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])"), _time),
+    Rule("negative sign", re.compile(r"(?<![\w.,])(?<!\d )[-−](?=\d)"), lambda m: "마이너스 "),
+    Rule("currency symbol", re.compile(rf"([₩$€£¥]) ?({_NUM})"), _currency),
+    Rule("range", re.compile(rf"({_NUM}) ?~ ?(?={_NUM}({_SUFFIX})?)"), _range_start),
+    Rule("ordinal", re.compile(rf"(?<![가-힣])제 ?({_NUM})({_COUNTER})?"), _ordinal),
+    Rule("large number word", re.compile(rf"({_NUM})([조억만천백])"), _large_number),
+    Rule("counter or unit", re.compile(rf"({_NUM})({_SUFFIX})"), lambda m: quantity(*m.groups())),
+    Rule("dotted number", re.compile(r"(?<![\d.])\d+(?:\.\d+){2,}(?!\.?\d)"), _dotted),
+    Rule("number", re.compile(_NUM), lambda m: ko_number(m.group())),
+    Rule("percent sign", re.compile(r"%"), lambda m: " 퍼센트"),
+    Rule("acronym", re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,5}(?![A-Za-z0-9])"), _acronym),
+)
+
+
+def normalize_korean(text: str) -> str:
+    """Korean text with every number, unit and unknown acronym in speakable Hangul."""
+    return apply_rules(text, RULES)
