@@ -1,0 +1,160 @@
+"""Memory of the function's processes, read from /proc while it runs.
+
+RIE prints "Max Memory Used" equal to the configured memory size without measuring anything, so
+the harness measures for itself. Two numbers per invocation:
+
+* peak RSS of the runtime's process tree: the larger of the kernel's own high-water mark
+  (``VmHWM``, reset per invocation through ``clear_refs``) and the sampled sum over the tree;
+* the cgroup's peak usage, read by the limits (it includes page cache, e.g. the model file read
+  at init, which the kernel reclaims before it OOM-kills anything).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+PROC = Path("/proc")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+MB = 1024 * 1024
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (all threads' children, as /proc lists them per thread)."""
+    found: list[int] = []
+    try:
+        tasks = list((PROC / str(pid) / "task").iterdir())
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            found.extend(int(p) for p in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``, breadth first, ``pid`` itself excluded."""
+    found: list[int] = []
+    queue = children(pid)
+    while queue:
+        child = queue.pop(0)
+        found.append(child)
+        queue.extend(children(child))
+    return found
+
+
+@dataclass(frozen=True)
+class ProcessMemory:
+    rss_bytes: int
+    hwm_bytes: int  # the kernel's peak RSS of the process since start or the last reset
+
+
+def process_memory(pid: int) -> ProcessMemory | None:
+    """Current and peak RSS of one process, None when it is gone."""
+    try:
+        status = (PROC / str(pid) / "status").read_text()
+    except OSError:
+        return None
+    values = {}
+    for line in status.splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            values[key] = int(rest.split()[0]) * 1024  # reported in kB
+    if "VmRSS" not in values:  # a zombie has no memory lines
+        return None
+    return ProcessMemory(values["VmRSS"], values.get("VmHWM", values["VmRSS"]))
+
+
+def reset_peak_rss(pid: int) -> bool:
+    """Reset the kernel's RSS high-water mark of ``pid`` (``echo 5 > clear_refs``, Linux >= 4.0)."""
+    try:
+        (PROC / str(pid) / "clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True)
+class MemoryWindow:
+    """Memory seen between ``begin`` and ``end`` of one invocation."""
+
+    peak_rss_bytes: int
+    killed_over_limit: bool  # the sampler itself killed the tree (fallback limits only)
+
+    @property
+    def peak_rss_mb(self) -> float:
+        return self.peak_rss_bytes / MB
+
+
+class TreeSampler:
+    """Samples the RSS of every process below ``root_pid`` on a thread, per invocation window.
+
+    With ``kill_above_bytes`` it also enforces a memory limit the way the kernel's OOM killer
+    would: the moment the tree's RSS passes the limit, every process in it gets SIGKILL. That is
+    the fallback where no memory cgroup can be created; a sample interval of a few milliseconds
+    can miss a short spike, which a cgroup would not.
+    """
+
+    def __init__(self, root_pid: int, *, interval_s: float = 0.01, kill_above_bytes: int | None = None) -> None:
+        self.root_pid = root_pid
+        self.interval_s = interval_s
+        self.kill_above_bytes = kill_above_bytes
+        self._lock = threading.Lock()
+        self._peak = 0
+        self._killed = False
+        self._hwm_trusted = True
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
+        self._thread.start()
+
+    def begin(self) -> None:
+        """Start a new window: forget the previous peak and reset the processes' own marks."""
+        pids = descendants(self.root_pid)
+        trusted = all(reset_peak_rss(pid) for pid in pids)
+        with self._lock:
+            self._peak = 0
+            self._killed = False
+            # Without a reset, VmHWM of a warm runtime still holds an earlier invocation's peak.
+            self._hwm_trusted = trusted
+        self.sample()
+
+    def end(self) -> MemoryWindow:
+        self.sample()
+        with self._lock:
+            return MemoryWindow(self._peak, self._killed)
+
+    def sample(self) -> int:
+        """Take one sample now; returns the tree's current RSS in bytes."""
+        pids = descendants(self.root_pid)
+        total = 0
+        highest_hwm = 0
+        for pid in pids:
+            memory = process_memory(pid)
+            if memory is not None:
+                total += memory.rss_bytes
+                highest_hwm = max(highest_hwm, memory.hwm_bytes)
+        with self._lock:
+            peak = max(self._peak, total, highest_hwm if self._hwm_trusted else 0)
+            self._peak = peak
+        if self.kill_above_bytes is not None and total > self.kill_above_bytes:
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            with self._lock:
+                self._killed = True
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self.sample()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(2.0)

@@ -1,0 +1,349 @@
+"""The official AWS Lambda Runtime Interface Emulator (RIE): find it, run a function under it, read its log.
+
+RIE is the Go binary that ``sam local`` and the AWS base images use. It serves the Invoke API on one
+address and the Runtime API on another, and starts the function's command (``python -m awslambdaric
+<handler>``) lazily on the first invoke, exactly as Lambda does. Its log is the only place that says
+what happened to an invocation (init, timeout, reset), so every log line is kept and parsed here.
+Measured behaviour this module relies on (aws-sam-cli 1.170.0's binary):
+
+* without both ``--runtime-interface-emulator-address`` and ``--runtime-api-address`` it binds
+  0.0.0.0:8080 and 127.0.0.1:9001, and ``--help`` starts serving instead of printing help;
+* the REPORT line's ``Duration`` includes a lazy init and its ``Init Duration`` is meaningless; the
+  real numbers are ``INIT REPORT(durationMs: ...)`` and ``INVOKE RTDONE(... duration: ...ms)``;
+* an oversized response or a killed runtime ends with ``Invoke DONE failed`` and no REPORT line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ENV_RIE = "SUPERTONIC_RIE"
+INVOKE_PATH = "/2015-03-31/functions/function/invocations"
+LOOPBACK = "127.0.0.1"
+# The repository root: harness/supertonic_harness/rie.py -> three levels up.
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_HANDLER = "supertonic_function.app.lambda_handler"
+
+
+class RieNotFound(RuntimeError):
+    """The emulator binary is missing; the message says how to install it."""
+
+
+def find_rie(env: Mapping[str, str] | None = None) -> Path:
+    """The RIE binary: ``$SUPERTONIC_RIE``, else ``.tools/aws-lambda-rie`` in the repository."""
+    env = os.environ if env is None else env
+    candidates = [Path(env[ENV_RIE])] if env.get(ENV_RIE) else []
+    candidates.append(REPO_ROOT / ".tools" / "aws-lambda-rie")
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    tried = ", ".join(str(c) for c in candidates)
+    raise RieNotFound(
+        f"the AWS Lambda Runtime Interface Emulator was not found (looked at {tried}). "
+        "Run any command through ./dev once (for example `./dev true`): it extracts the binary "
+        f"from the aws-sam-cli wheel into .tools/, or point {ENV_RIE} at an aws-lambda-rie binary."
+    )
+
+
+def free_port() -> int:
+    """A TCP port on the loopback address that nothing listens on right now."""
+    with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
+        sock.bind((LOOPBACK, 0))
+        return sock.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """What Lambda knows about a function: its command, its configuration and its environment."""
+
+    handler: str = DEFAULT_HANDLER
+    # Directory the handler module is imported from (Lambda's /var/task): cwd and first on PYTHONPATH.
+    task_root: Path = REPO_ROOT / "handler"
+    extra_paths: tuple[Path, ...] = (REPO_ROOT / "layer",)
+    name: str = "supertonic"
+    memory_mb: int = 2048
+    timeout_s: int = 60
+    region: str = "us-east-1"
+    environment: Mapping[str, str] = field(default_factory=dict)
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "awslambdaric", self.handler]
+
+    def env(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The environment RIE starts with; RIE passes it on to the runtime and adds its own keys."""
+        env = dict(os.environ if base is None else base)
+        paths = [str(self.task_root), *(str(p) for p in self.extra_paths)]
+        if env.get("PYTHONPATH"):
+            paths.append(env["PYTHONPATH"])
+        env.update(
+            {
+                "PYTHONPATH": os.pathsep.join(paths),
+                "PYTHONUNBUFFERED": "1",
+                "LAMBDA_TASK_ROOT": str(self.task_root),
+                "AWS_LAMBDA_FUNCTION_NAME": self.name,
+                "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(self.memory_mb),
+                "AWS_LAMBDA_FUNCTION_TIMEOUT": str(self.timeout_s),
+                "AWS_REGION": self.region,
+                "AWS_DEFAULT_REGION": self.region,
+            }
+        )
+        env.update(self.environment)
+        return env
+
+
+# --- the log ----------------------------------------------------------------------------------
+
+_INIT_START = re.compile(r"INIT START\(type: [\w-]+, phase: (?P<phase>\w+)\)")
+_INIT_REPORT = re.compile(r"INIT REPORT\(durationMs: (?P<ms>[\d.]+)\)")
+_INIT_FAILED = re.compile(r"Init failed error=")
+_START = re.compile(r"^START RequestId: (?P<id>[\w-]+)")
+_RTDONE = re.compile(r"INVOKE RTDONE\(status: \w+, produced bytes: \d+, duration: (?P<ms>[\d.]+)ms\)")
+_REPORT = re.compile(r"^REPORT RequestId: (?P<id>[\w-]+)\t(?P<fields>.*)$")
+_DONE_FAILED = re.compile(r"Invoke DONE failed: (?P<type>[\w.]+)")
+_RESET = re.compile(r"Reset initiated: (?P<reason>\w+)")
+_EXITED = re.compile(r"Runtime exited with error: (?P<how>signal: \w+|exit status \d+)")
+
+
+@dataclass
+class RieReport:
+    """What RIE's log says about one invocation."""
+
+    request_id: str | None = None
+    cold_start: bool = False
+    init_ms: float | None = None
+    init_failed: bool = False
+    # Handler time as Lambda reports it (RTDONE); on a timeout, RIE's REPORT duration.
+    duration_ms: float | None = None
+    billed_ms: int | None = None
+    failure: str | None = None  # "Runtime.ExitError", "Sandbox.Failure", ... from "Invoke DONE failed"
+    reset_reason: str | None = None  # "Timeout", "ReleaseFail"
+    runtime_exit: str | None = None  # "signal: killed", "exit status 1"
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """RIE has said its last word on this invocation (a REPORT line or a failed invoke)."""
+        return self.billed_ms is not None or self.failure is not None
+
+
+def parse_invocation_log(lines: Sequence[str]) -> RieReport:
+    """Read the RIE log lines of one invocation, from the request up to its REPORT or failure."""
+    report = RieReport(lines=list(lines))
+    rtdone_ms = report_ms = None
+    for line in lines:
+        if match := _INIT_START.search(line):
+            report.cold_start = True
+        elif (match := _INIT_REPORT.search(line)) and report.init_ms is None:
+            # A failed init logs a second, empty INIT REPORT for the retry inside the invoke.
+            report.init_ms = float(match["ms"])
+        elif _INIT_FAILED.search(line):
+            report.init_failed = True
+        elif (match := _START.search(line)) and report.request_id is None:
+            report.request_id = match["id"]
+        elif match := _RTDONE.search(line):
+            rtdone_ms = float(match["ms"])
+        elif match := _REPORT.search(line):
+            fields = dict(_split_report_field(f) for f in match["fields"].split("\t") if ":" in f)
+            report_ms = _number(fields.get("Duration"))
+            billed = _number(fields.get("Billed Duration"))
+            report.billed_ms = int(billed) if billed is not None else None
+        elif match := _DONE_FAILED.search(line):
+            report.failure = match["type"]
+        if match := _RESET.search(line):
+            report.reset_reason = report.reset_reason or match["reason"]
+        if match := _EXITED.search(line):
+            report.runtime_exit = report.runtime_exit or match["how"]
+    report.duration_ms = rtdone_ms if rtdone_ms is not None else report_ms
+    return report
+
+
+def _split_report_field(text: str) -> tuple[str, str]:
+    key, _, value = text.partition(":")
+    return key.strip(), value.strip()
+
+
+def _number(text: str | None) -> float | None:
+    if not text:
+        return None
+    return float(text.split()[0])
+
+
+class LogFollower:
+    """Reads RIE's output (its own log and the function's) on a thread, keeps it, and echoes it."""
+
+    def __init__(self, stream, echo: Callable[[str], None] | None = None) -> None:
+        self._stream = stream
+        self._echo = echo
+        self._lines: list[str] = []
+        self._changed = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="rie-log", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        for raw in iter(self._stream.readline, b""):
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            with self._changed:
+                self._lines.append(line)
+                self._changed.notify_all()
+            if self._echo is not None:
+                self._echo(line)
+
+    def mark(self) -> int:
+        """A position in the log; lines after it belong to what happens next."""
+        with self._changed:
+            return len(self._lines)
+
+    def since(self, mark: int) -> list[str]:
+        with self._changed:
+            return self._lines[mark:]
+
+    def wait_for(self, mark: int, done: Callable[[list[str]], bool], timeout_s: float) -> list[str]:
+        """The lines after ``mark`` once ``done(lines)`` holds, or whatever arrived by the timeout."""
+        deadline = time.monotonic() + timeout_s
+        with self._changed:
+            while not done(self._lines[mark:]):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._changed.wait(remaining)
+            return self._lines[mark:]
+
+    def join(self, timeout_s: float = 2.0) -> None:
+        self._thread.join(timeout_s)
+
+
+@dataclass
+class RawInvocation:
+    """One request through RIE's Invoke API: what came back and what the log said about it."""
+
+    status: int
+    body: bytes
+    wall_ms: float
+    log: RieReport
+
+
+class Rie:
+    """A running RIE serving one function on loopback; ``invoke`` sends one event at a time.
+
+    ``spawn`` starts the process (the resource limits pass their own, which joins a cgroup or pins
+    CPUs); the default is a plain ``subprocess.Popen``.
+    """
+
+    def __init__(
+        self,
+        function: FunctionSpec,
+        *,
+        port: int | None = None,
+        binary: Path | None = None,
+        spawn: Callable[..., subprocess.Popen] = subprocess.Popen,
+        echo: Callable[[str], None] | None = None,
+        ready_timeout_s: float = 10.0,
+    ) -> None:
+        self.function = function
+        self.binary = binary or find_rie()
+        self.port = port or free_port()
+        self.runtime_api_port = free_port()
+        argv = [
+            str(self.binary),
+            "--runtime-interface-emulator-address",
+            f"{LOOPBACK}:{self.port}",
+            "--runtime-api-address",
+            f"{LOOPBACK}:{self.runtime_api_port}",
+            *function.command(),
+        ]
+        self.process = spawn(
+            argv,
+            cwd=function.task_root,
+            env=function.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        self.log = LogFollower(self.process.stdout, echo)
+        self._lock = threading.Lock()
+        try:
+            self._wait_ready(ready_timeout_s)
+        except BaseException:
+            self.stop()
+            raise
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}{INVOKE_PATH}"
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def _wait_ready(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"RIE exited with status {self.process.returncode} before serving:\n"
+                    + "\n".join(self.log.since(0)[-20:])
+                )
+            try:
+                with socket.create_connection((LOOPBACK, self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError(f"RIE did not listen on {LOOPBACK}:{self.port} within {timeout_s:.0f} s")
+
+    def invoke(self, payload: bytes, *, before_send: Callable[[], None] | None = None) -> RawInvocation:
+        """Send one event and wait for the answer and for RIE's last log line about it."""
+        with self._lock:
+            if before_send is not None:
+                before_send()
+            mark = self.log.mark()
+            request = urllib.request.Request(self.url, data=payload, method="POST")
+            started = time.perf_counter()
+            # The function timeout bounds the invoke; the margin covers a cold start's process spawn.
+            http_timeout = self.function.timeout_s + 30
+            try:
+                with urllib.request.urlopen(request, timeout=http_timeout) as response:
+                    status, body = response.status, response.read()
+            except urllib.error.HTTPError as error:
+                status, body = error.code, error.read()
+            wall_ms = (time.perf_counter() - started) * 1000
+            # RIE answers before it logs END/REPORT; give the log a moment to catch up.
+            lines = self.log.wait_for(mark, lambda ls: parse_invocation_log(ls).complete, 5.0)
+            return RawInvocation(status, body, wall_ms, parse_invocation_log(lines))
+
+    def runtime_pids(self) -> list[int]:
+        """The function's processes: everything RIE started (RIE itself is Lambda's, not the function's)."""
+        from .measure import descendants
+
+        return descendants(self.pid)
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Stop RIE; it kills the runtime on SIGTERM ("Sending SIGKILL to runtime")."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout_s)
+        self.log.join()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def __enter__(self) -> Rie:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+

@@ -1,0 +1,97 @@
+"""Small Lambda handlers the harness tests run under RIE: each one exercises one outcome.
+
+They are imported by ``python -m awslambdaric sample_functions.<name>`` with this directory as the
+task root, exactly as the real handler is.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import time
+
+import numpy as np
+import soundfile as sf
+
+SAMPLE_RATE = 16_000
+
+
+def echo(event, context):
+    """Returns the event and what the runtime saw of its environment."""
+    return {
+        "event": event,
+        "pid": os.getpid(),
+        "memory_limit_in_mb": context.memory_limit_in_mb,
+        "function_name": context.function_name,
+        "environment": {k: v for k, v in os.environ.items() if k.startswith(("SAMPLE_", "AWS_ENDPOINT"))},
+    }
+
+
+def fail(event, context):
+    raise ValueError("the sample function failed on purpose")
+
+
+def sleep(event, context):
+    time.sleep(float(event.get("seconds", 30)))
+    return {"slept": event.get("seconds", 30), "pid": os.getpid()}
+
+
+def allocate(event, context):
+    """Allocates and touches ``mb`` MiB, so the pages really count against the memory limit."""
+    block = np.ones(int(event["mb"]) * 1024 * 1024, dtype=np.uint8)
+    return {"allocated_mb": int(block.size / 1024 / 1024), "pid": os.getpid()}
+
+
+def oversized(event, context):
+    """A response past Lambda's 6 MB synchronous payload limit."""
+    return "x" * int(event.get("bytes", 7_000_000))
+
+
+def _tone_wav(seconds: float) -> bytes:
+    t = np.arange(int(seconds * SAMPLE_RATE)) / SAMPLE_RATE
+    buffer = io.BytesIO()
+    sf.write(buffer, (0.2 * np.sin(2 * np.pi * 440 * t)).astype(np.float32), SAMPLE_RATE, format="WAV")
+    return buffer.getvalue()
+
+
+def url_tone(event, context):
+    """A function-URL handler: POST {"seconds": s} answers a WAV tone, anything else 400."""
+    body = event.get("body") or ""
+    if event.get("isBase64Encoded"):
+        body = base64.b64decode(body).decode()
+    try:
+        seconds = float(json.loads(body)["seconds"])
+    except (ValueError, KeyError, TypeError):
+        return {"statusCode": 400, "headers": {"content-type": "application/json"},
+                "body": json.dumps({"error": "send {\"seconds\": <number>}", "got": event})}
+    return {
+        "statusCode": 200,
+        "headers": {"content-type": "audio/wav", "x-sample-path": event["rawPath"]},
+        "cookies": ["sample=1"],
+        "isBase64Encoded": True,
+        "body": base64.b64encode(_tone_wav(seconds)).decode(),
+    }
+
+
+def s3_tone(event, context):
+    """An S3-triggered handler: each uploaded text becomes a tone (one second per word) and a manifest."""
+    import boto3
+    from urllib.parse import unquote_plus
+
+    s3 = boto3.client("s3")
+    out_bucket = os.environ["SAMPLE_OUTPUT_BUCKET"]
+    written = []
+    for record in event["Records"]:
+        bucket = record["s3"]["bucket"]["name"]
+        key = unquote_plus(record["s3"]["object"]["key"])
+        text = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode()
+        stem = key.rsplit(".", 1)[0]
+        audio_key = f"audio/{stem}.wav"
+        s3.put_object(Bucket=out_bucket, Key=audio_key, Body=_tone_wav(len(text.split())),
+                      ContentType="audio/wav")
+        s3.put_object(Bucket=out_bucket, Key=f"audio/{stem}.json", ContentType="application/json",
+                      Body=json.dumps({"source": f"s3://{bucket}/{key}", "audio": audio_key}))
+        written.append(audio_key)
+    return {"written": written}

@@ -1,0 +1,41 @@
+"""Helpers shared by the harness tests: the fixture functions' spec, the RIE check, CLI arguments."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+from supertonic_harness.local import add_function_arguments
+from supertonic_harness.rie import FunctionSpec, RieNotFound, find_rie
+
+FIXTURES = Path(__file__).resolve().parent
+TEMPLATE = FIXTURES / "template.yaml"
+
+
+def require_rie() -> Path:
+    """The RIE binary, or a failed test that says how to get it: these tests must not skip."""
+    try:
+        return find_rie()
+    except RieNotFound as error:
+        pytest.fail(str(error), pytrace=False)
+
+
+def sample_function(name: str, *, timeout_s: int = 5, **environment: str) -> FunctionSpec:
+    """A spec for ``sample_functions.<name>`` run from this directory as the task root."""
+    require_rie()
+    return FunctionSpec(
+        handler=f"sample_functions.{name}",
+        task_root=FIXTURES,
+        extra_paths=(),
+        timeout_s=timeout_s,
+        environment=environment,
+    )
+
+
+def function_args(*argv: str) -> argparse.Namespace:
+    """The namespace ``add_function_arguments`` gives for ``argv``, as the commands receive it."""
+    require_rie()
+    parser = argparse.ArgumentParser()
+    add_function_arguments(parser)
+    return parser.parse_args(list(argv))
