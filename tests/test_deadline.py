@@ -68,7 +68,7 @@ def test_the_naive_wait_for_pattern_would_keep_burning_cpu(slow_session):
     busy = cpu_seconds_during(0.5)
     options.terminate = True  # clean up so the next test starts idle
     worker.join(10)
-    assert busy > 0.3
+    assert busy > 0.15  # two threads flat out would be 1.0 s; other load on the machine lowers it
 
 
 def _run_ignoring_termination(session, x, options):

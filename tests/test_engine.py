@@ -86,7 +86,7 @@ def test_stream_yields_the_same_audio_as_synthesize(engine):
     text = "One. Two is here. Three comes last."
     whole = engine.synthesize(text, steps=1, seed=5, max_chunk_chars=12).audio
     pieces = [p.samples for p in engine.stream(text, steps=1, seed=5, max_chunk_chars=12)]
-    assert len(pieces) == 3
+    assert len(pieces) == 4  # "Three comes last." is longer than 12 and splits at its space
     np.testing.assert_array_equal(np.concatenate(pieces), whole)
 
 
@@ -132,7 +132,7 @@ def test_equal_to_the_official_package_for_the_same_noise(tiny_model_dir, engine
 
     official = TTS(model_dir=tiny_model_dir, auto_download=False, intra_op_num_threads=2, inter_op_num_threads=1)
     text = "Hello there. This is a test of two chunks, with a comma! And a third sentence?"
-    for lang, voice, steps, speed, max_len in (("en", "M3", 4, 1.05, 40), ("ko", "F1", 2, 1.3, 120)):
+    for lang, voice, steps, speed, max_len in (("en", "M3", 4, 1.05, 50), ("ko", "F1", 2, 1.3, 120)):
         source = text if lang == "en" else KO
         np.random.seed(1234)
         expected, _ = official.synthesize(

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import config
 from .errors import ModelCorrupt, ModelMissing, UnknownVoice
+from .standin.marker import is_standin
 
 logger = logging.getLogger(__name__)
 
@@ -25,7 +26,6 @@ GRAPHS = ("duration_predictor", "text_encoder", "vector_estimator", "vocoder")
 CONFIG_FILE = "onnx/tts.json"
 INDEXER_FILE = "onnx/unicode_indexer.json"
 VOICES_DIR = "voice_styles"
-STANDIN_KEY = "stand_in"  # present only in tts.json files written by the stand-in generator
 
 _FIX = (
     "Point SUPERTONIC_MODEL_DIR (or --model) at a complete model directory: "
@@ -54,7 +54,7 @@ class ModelAssets:
 
     @property
     def kind(self) -> str:
-        return "stand-in" if STANDIN_KEY in self.tts_config else "real"
+        return "stand-in" if is_standin(self.tts_config) else "real"
 
     @property
     def sample_rate(self) -> int:
