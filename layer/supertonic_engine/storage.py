@@ -1,0 +1,324 @@
+"""Amazon S3 for text-in, audio-out jobs, usable with or without Lambda.
+
+What this module guarantees, whoever calls it:
+- a text object is never downloaded past its size cap: the size is known (from the caller's event
+  or a HEAD) before the GET, and the GET itself asks for at most one byte more than the cap;
+- a result is published audio first, manifest last, and the manifest only if none exists yet
+  (``If-None-Match: *``), so a manifest always describes complete audio and a re-delivered
+  event cannot publish twice;
+- every failure is classified once: ``StorageUnavailable`` is worth retrying (throttling, 5xx,
+  network), ``StorageFailed`` is not (access denied, missing bucket), and the request-level
+  problems (too large, not UTF-8) are ``InvalidRequest`` subclasses like any other bad input.
+
+The S3 client honours ``AWS_ENDPOINT_URL_S3`` and ``AWS_ENDPOINT_URL`` (botocore reads them
+itself), which is how tests and the local emulator point every call at a moto server.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
+from botocore.exceptions import HTTPClientError
+
+from .errors import InvalidRequest, SupertonicError
+
+logger = logging.getLogger(__name__)
+
+# Standard retry mode already retries throttling and 5xx a few times inside one call; what is
+# still failing afterwards is surfaced as StorageUnavailable for the caller's own retry (Lambda's).
+_CLIENT_CONFIG = Config(
+    signature_version="s3v4",
+    retries={"mode": "standard", "max_attempts": 3},
+    connect_timeout=5,
+    read_timeout=30,
+)
+
+# Error codes S3 documents as "try again"; ConditionalRequestConflict (409) is a concurrent
+# conditional write that S3 asks the client to retry.
+_TRANSIENT_CODES = frozenset(
+    {
+        "InternalError",
+        "ServiceUnavailable",
+        "SlowDown",
+        "RequestTimeout",
+        "RequestTimeTooSkewed",
+        "Throttling",
+        "ThrottlingException",
+        "OperationAborted",
+        "ConditionalRequestConflict",
+    }
+)
+_MISSING_CODES = frozenset({"404", "NoSuchKey", "NotFound"})
+_PRECONDITION_CODES = frozenset({"412", "PreconditionFailed"})
+
+
+# --- errors --------------------------------------------------------------------------------------
+
+
+class StorageError(SupertonicError):
+    """S3 could not do what was asked."""
+
+    code = "storage_error"
+    retryable = False
+
+
+class StorageUnavailable(StorageError):
+    """A transient S3 or network failure: the same call may succeed later."""
+
+    code = "storage_unavailable"
+    retryable = True
+
+
+class StorageFailed(StorageError):
+    """A permanent S3 failure (access denied, no such bucket): retrying will not help."""
+
+    code = "storage_failed"
+
+
+class ObjectMissing(StorageError):
+    """The object named by an event or a request does not exist (any more)."""
+
+    code = "object_not_found"
+
+
+class ObjectChanged(StorageError):
+    """The object was overwritten after the event that names it; a newer event covers the new bytes."""
+
+    code = "object_changed"
+
+
+class ObjectTooLarge(InvalidRequest):
+    code = "object_too_large"
+    field = "text"
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"the text object is {size:,} bytes; the limit is {limit:,} bytes. "
+            "Split it into several objects."
+        )
+
+
+class TextNotUtf8(InvalidRequest):
+    code = "text_not_utf8"
+    field = "text"
+
+    def __init__(self, error: UnicodeDecodeError) -> None:
+        bad = error.object[error.start : error.start + 1].hex()
+        super().__init__(
+            f"the text object is not UTF-8 (byte 0x{bad} at offset {error.start}); save it as UTF-8 text."
+        )
+
+
+def is_transient(error: BaseException) -> bool:
+    """True when a botocore failure is worth retrying later (throttling, 5xx, network trouble)."""
+    if isinstance(error, (BotoConnectionError, HTTPClientError)):
+        return True
+    if isinstance(error, ClientError):
+        status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        return _error_code(error) in _TRANSIENT_CODES or status >= 500
+    return False
+
+
+def classify(error: BotoCoreError | ClientError, what: str) -> StorageError:
+    """The one translation from botocore's exceptions to this module's typed errors."""
+    detail = f"{what}: {error}"
+    if is_transient(error):
+        return StorageUnavailable(f"{detail}. S3 is busy or unreachable; try again shortly.")
+    if isinstance(error, ClientError) and _error_code(error) in _MISSING_CODES:
+        return ObjectMissing(f"{detail}. The object does not exist.")
+    return StorageFailed(f"{detail}. Check the bucket name and the function's S3 permissions.")
+
+
+def _error_code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+# --- the store -----------------------------------------------------------------------------------
+
+
+def s3_client(region: str | None = None) -> Any:
+    """A boto3 S3 client with bounded retries and timeouts; endpoint overrides come from the environment."""
+    return boto3.session.Session().client("s3", region_name=region, config=_CLIENT_CONFIG)
+
+
+@dataclass(frozen=True)
+class ObjectInfo:
+    """What a HEAD (or an event) says about an object."""
+
+    bucket: str
+    key: str
+    size: int
+    etag: str | None = None
+    version_id: str | None = None
+    content_type: str | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def revision(self) -> str | None:
+        """The identity of this exact content: the version id when the bucket keeps versions, else the ETag."""
+        return self.version_id or self.etag
+
+
+@dataclass(frozen=True)
+class TextObject:
+    text: str
+    info: ObjectInfo
+
+
+class ObjectStore:
+    """S3 reads and writes with the guarantees listed in the module docstring."""
+
+    def __init__(self, client: Any | None = None) -> None:
+        self._client = client if client is not None else s3_client()
+
+    @property
+    def client(self) -> Any:
+        return self._client
+
+    def head(self, bucket: str, key: str) -> ObjectInfo | None:
+        """The object's size, ETag, version and metadata, or None when it does not exist."""
+        try:
+            reply = self._client.head_object(Bucket=bucket, Key=key)
+        except (BotoCoreError, ClientError) as error:
+            if isinstance(error, ClientError) and _error_code(error) in _MISSING_CODES:
+                return None
+            raise classify(error, f"HEAD s3://{bucket}/{key}") from error
+        return _info(bucket, key, reply)
+
+    def read_text(
+        self,
+        bucket: str,
+        key: str,
+        *,
+        max_bytes: int,
+        size: int | None = None,
+        etag: str | None = None,
+    ) -> TextObject:
+        """Download a UTF-8 text object of at most ``max_bytes``.
+
+        ``size``/``etag`` come from the event when there is one: the size cap is then checked
+        without any request, and the GET is pinned to that ETag so the bytes read are the bytes
+        the event announced (``ObjectChanged`` otherwise).
+        """
+        if size is None:
+            known = self.head(bucket, key)
+            if known is None:
+                raise ObjectMissing(f"s3://{bucket}/{key} does not exist.")
+            size, etag = known.size, etag or known.etag
+        if size > max_bytes:
+            raise ObjectTooLarge(size, max_bytes)
+        request: dict[str, Any] = {"Bucket": bucket, "Key": key}
+        if etag:
+            request["IfMatch"] = _quoted(etag)
+        if size > 0:  # a Range on an empty object is an error (416), not an empty body
+            request["Range"] = f"bytes=0-{max_bytes}"
+        try:
+            reply = self._client.get_object(**request)
+            body = reply["Body"].read(max_bytes + 1)
+        except (BotoCoreError, ClientError) as error:
+            if isinstance(error, ClientError) and _error_code(error) in _PRECONDITION_CODES:
+                raise ObjectChanged(f"s3://{bucket}/{key} changed since its event (ETag {etag}).") from error
+            raise classify(error, f"GET s3://{bucket}/{key}") from error
+        if len(body) > max_bytes:  # the object grew between the event and the GET
+            raise ObjectTooLarge(_total_size(reply, len(body)), max_bytes)
+        try:
+            text = body.decode("utf-8-sig")  # a leading BOM is an encoding mark, not text to read
+        except UnicodeDecodeError as error:
+            raise TextNotUtf8(error) from None
+        return TextObject(text, _info(bucket, key, reply))
+
+    def get_json(self, bucket: str, key: str) -> dict[str, Any] | None:
+        """A small JSON document (a manifest), or None when it does not exist."""
+        try:
+            body = self._client.get_object(Bucket=bucket, Key=key)["Body"].read()
+        except (BotoCoreError, ClientError) as error:
+            if isinstance(error, ClientError) and _error_code(error) in _MISSING_CODES:
+                return None
+            raise classify(error, f"GET s3://{bucket}/{key}") from error
+        return json.loads(body)
+
+    def put(
+        self,
+        bucket: str,
+        key: str,
+        body: bytes,
+        *,
+        content_type: str,
+        metadata: Mapping[str, str] | None = None,
+        only_if_absent: bool = False,
+    ) -> bool:
+        """Write one object in a single PUT; with ``only_if_absent`` returns False instead of overwriting."""
+        request: dict[str, Any] = {"Bucket": bucket, "Key": key, "Body": body, "ContentType": content_type}
+        if metadata:
+            request["Metadata"] = dict(metadata)
+        if only_if_absent:
+            request["IfNoneMatch"] = "*"
+        try:
+            self._client.put_object(**request)
+        except (BotoCoreError, ClientError) as error:
+            if only_if_absent and isinstance(error, ClientError) and _error_code(error) in _PRECONDITION_CODES:
+                return False
+            raise classify(error, f"PUT s3://{bucket}/{key}") from error
+        return True
+
+    def put_json(self, bucket: str, key: str, document: Mapping[str, Any], *, only_if_absent: bool = False) -> bool:
+        body = json.dumps(document, ensure_ascii=False, indent=1).encode("utf-8")
+        return self.put(bucket, key, body, content_type="application/json", only_if_absent=only_if_absent)
+
+    def publish(
+        self,
+        bucket: str,
+        *,
+        audio_key: str,
+        audio: bytes,
+        content_type: str,
+        manifest_key: str,
+        manifest: Mapping[str, Any],
+    ) -> bool:
+        """Upload finished audio, then its manifest if no manifest exists yet.
+
+        The manifest is the completion marker: readers look for it, never for the audio. Returns
+        False when another delivery of the same event published first (its manifest stands).
+        """
+        self.put(bucket, audio_key, audio, content_type=content_type)
+        return self.put_json(bucket, manifest_key, manifest, only_if_absent=True)
+
+    def presigned_get(self, bucket: str, key: str, expires_s: int) -> str:
+        """A time-limited GET link that needs no AWS credentials to use."""
+        return self._client.generate_presigned_url(
+            "get_object", Params={"Bucket": bucket, "Key": key}, ExpiresIn=int(expires_s)
+        )
+
+
+def _info(bucket: str, key: str, reply: Mapping[str, Any]) -> ObjectInfo:
+    version = reply.get("VersionId")
+    return ObjectInfo(
+        bucket=bucket,
+        key=key,
+        size=_total_size(reply, int(reply.get("ContentLength", 0))),
+        etag=(reply.get("ETag") or "").strip('"') or None,
+        version_id=None if version in (None, "null") else version,  # "null": versioning suspended
+        content_type=reply.get("ContentType"),
+        metadata=dict(reply.get("Metadata") or {}),
+    )
+
+
+def _total_size(reply: Mapping[str, Any], default: int) -> int:
+    """The whole object's size, also for a ranged GET (``Content-Range: bytes 0-9/1234``)."""
+    content_range = reply.get("ContentRange") or ""
+    total = content_range.rpartition("/")[2]
+    return int(total) if total.isdigit() else default
+
+
+def _quoted(etag: str) -> str:
+    return etag if etag.startswith('"') else f'"{etag}"'
