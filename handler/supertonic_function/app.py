@@ -1,0 +1,33 @@
+"""Lambda entry point: ``supertonic_function.app.lambda_handler``.
+
+Importing this module is Lambda's init phase: the engine and its ONNX sessions are built here,
+once per container, and the time it took is logged as ``init_ms``. The first invocation of a
+container logs ``cold_start: true`` with that figure; later ones reuse everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .service import Service
+from .sources import dispatch
+from .telemetry import logger, metrics, quiet_empty_metrics
+
+service = Service.start()
+_first_invocation = True
+
+
+def lambda_handler(event: Any, context: Any) -> Any:
+    with quiet_empty_metrics():
+        return _instrumented_handler(event, context)
+
+
+@metrics.log_metrics(capture_cold_start_metric=True)
+@logger.inject_lambda_context(clear_state=True)
+def _instrumented_handler(event: Any, context: Any) -> Any:
+    """JSON logs carry the request id and cold start; EMF metrics are flushed when this returns."""
+    global _first_invocation
+    cold_start, _first_invocation = _first_invocation, False
+    if cold_start:
+        logger.info("cold start", extra={"cold_start": True, "init_ms": round(service.init_ms, 1)})
+    return dispatch(service, event, request_id=context.aws_request_id, context=context, cold_start=cold_start)

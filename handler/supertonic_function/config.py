@@ -1,0 +1,158 @@
+"""The function's settings: every environment variable it reads, with its default, in one place.
+
+Precedence is explicit: keyword argument > environment variable > default. ``from_env`` takes the
+environment as a mapping so tests build configurations without touching ``os.environ``.
+The engine's own variables (``SUPERTONIC_MODEL_DIR``, thread counts, ...) live in
+``supertonic_engine.config``; nothing here repeats them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from supertonic_engine.errors import SupertonicError
+
+ENV_INPUT_BUCKET = "SUPERTONIC_INPUT_BUCKET"
+ENV_INPUT_PREFIX = "SUPERTONIC_INPUT_PREFIX"
+ENV_OUTPUT_BUCKET = "SUPERTONIC_OUTPUT_BUCKET"
+ENV_OUTPUT_PREFIX = "SUPERTONIC_OUTPUT_PREFIX"
+ENV_SYNC_MAX_TEXT_CHARS = "SUPERTONIC_SYNC_MAX_TEXT_CHARS"
+ENV_MAX_OBJECT_BYTES = "SUPERTONIC_MAX_OBJECT_BYTES"
+ENV_DEADLINE_MARGIN_S = "SUPERTONIC_DEADLINE_MARGIN_S"
+ENV_URL_EXPIRES_S = "SUPERTONIC_URL_EXPIRES_S"
+ENV_CORS_ALLOW_ORIGINS = "SUPERTONIC_CORS_ALLOW_ORIGINS"
+ENV_WARM_UP = "SUPERTONIC_WARM_UP"
+ENV_METRICS_NAMESPACE = "POWERTOOLS_METRICS_NAMESPACE"
+ENV_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
+
+# Suffixes the S3 trigger renders: plain text, or a JSON job in the POST /v1/tts body shape.
+TEXT_SUFFIXES = (".txt", ".json")
+# Where POST /v1/jobs stores a job, under the input prefix so the S3 trigger picks it up.
+JOBS_FOLDER = "jobs/"
+# Where audio too large for a synchronous response is parked, under the output prefix.
+RESPONSES_FOLDER = "responses/"
+
+
+class ConfigurationError(SupertonicError):
+    """The function's environment is inconsistent; raised at init so a bad deploy fails loudly."""
+
+    code = "invalid_configuration"
+
+
+@dataclass(frozen=True)
+class FunctionConfig:
+    """What the deployment decides: buckets, limits, the deadline margin, CORS."""
+
+    input_bucket: str | None = None
+    input_prefix: str = "input/"
+    # None: the input bucket, with outputs under output_prefix (which must not overlap the input prefix).
+    output_bucket: str | None = None
+    output_prefix: str = "output/"
+    # Longest text a synchronous request may carry; longer texts go through jobs or the bucket.
+    sync_max_text_chars: int = 3000
+    # Largest text object (or job) the S3 trigger downloads.
+    max_object_bytes: int = 256 * 1024
+    # Seconds kept back from the invocation's remaining time for encoding and upload.
+    deadline_margin_s: float = 2.0
+    url_expires_s: int = 3600
+    # Origins allowed to call the function URL from a browser; empty: no CORS headers.
+    cors_allow_origins: tuple[str, ...] = ()
+    warm_up: bool = True
+    metrics_namespace: str = "Supertonic"
+    service_name: str = "supertonic-tts"
+
+    def __post_init__(self) -> None:
+        if self.results_bucket and self.results_bucket == self.input_bucket and _overlaps(self.input_prefix, self.output_prefix):
+            # Outputs under the triggering prefix would re-trigger the function: a billing loop.
+            raise ConfigurationError(
+                f"{ENV_OUTPUT_PREFIX}={self.output_prefix!r} overlaps {ENV_INPUT_PREFIX}={self.input_prefix!r} "
+                f"in the same bucket; use a separate {ENV_OUTPUT_BUCKET} or prefixes that do not contain each other",
+                field=ENV_OUTPUT_PREFIX,
+            )
+
+    @property
+    def results_bucket(self) -> str | None:
+        """The bucket audio and manifests go to."""
+        return self.output_bucket or self.input_bucket
+
+    @property
+    def jobs_prefix(self) -> str:
+        return self.input_prefix + JOBS_FOLDER
+
+    @property
+    def responses_prefix(self) -> str:
+        return self.output_prefix + RESPONSES_FOLDER
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> "FunctionConfig":
+        env = os.environ if env is None else env
+        values: dict[str, object] = {}
+        for name, (variable, read) in VARIABLES.items():
+            raw = env.get(variable)
+            if raw is not None and raw.strip() != "":
+                try:
+                    values[name] = read(raw.strip())
+                except ValueError as error:
+                    raise ConfigurationError(f"{variable}={raw!r}: {error}", field=variable) from None
+        values.update(overrides)
+        return cls(**values)
+
+
+def _overlaps(a: str, b: str) -> bool:
+    return a.startswith(b) or b.startswith(a)
+
+
+def _optional_str(raw: str) -> str | None:
+    return raw or None
+
+
+def _prefix(raw: str) -> str:
+    """A key prefix is a folder: always ends with one slash, never starts with one."""
+    raw = raw.strip("/")
+    return f"{raw}/" if raw else ""
+
+
+def _positive_int(raw: str) -> int:
+    value = int(raw)
+    if value <= 0:
+        raise ValueError("must be a positive whole number")
+    return value
+
+
+def _non_negative_float(raw: str) -> float:
+    value = float(raw)
+    if not value >= 0:
+        raise ValueError("must be zero or more")
+    return value
+
+
+def _origins(raw: str) -> tuple[str, ...]:
+    return tuple(origin.strip().rstrip("/") for origin in raw.split(",") if origin.strip())
+
+
+def _bool(raw: str) -> bool:
+    value = raw.lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("use 1 or 0")
+
+
+# Field name -> (environment variable, parser). Parsers raise ValueError with a hint.
+VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
+    "input_bucket": (ENV_INPUT_BUCKET, _optional_str),
+    "input_prefix": (ENV_INPUT_PREFIX, _prefix),
+    "output_bucket": (ENV_OUTPUT_BUCKET, _optional_str),
+    "output_prefix": (ENV_OUTPUT_PREFIX, _prefix),
+    "sync_max_text_chars": (ENV_SYNC_MAX_TEXT_CHARS, _positive_int),
+    "max_object_bytes": (ENV_MAX_OBJECT_BYTES, _positive_int),
+    "deadline_margin_s": (ENV_DEADLINE_MARGIN_S, _non_negative_float),
+    "url_expires_s": (ENV_URL_EXPIRES_S, _positive_int),
+    "cors_allow_origins": (ENV_CORS_ALLOW_ORIGINS, _origins),
+    "warm_up": (ENV_WARM_UP, _bool),
+    "metrics_namespace": (ENV_METRICS_NAMESPACE, str),
+    "service_name": (ENV_SERVICE_NAME, str),
+}

@@ -1,0 +1,35 @@
+"""Direct invokes (``aws lambda invoke``, an SDK, a Step Functions task): ``{"text": ..., ...}`` in, JSON out.
+
+The event is the ``POST /v1/tts`` body. The result is the same JSON document an HTTP client gets
+with ``Accept: application/json``; an error is ``{"error": {...}, "status": <http status>}``
+returned, not raised, so a synchronous caller reads it instead of a runtime stack trace.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import error_body, http_status
+from .rendering import render, synthesis_budget_s
+from .request import parse_request
+from .responses import direct_success
+from .service import Service
+from .telemetry import logger
+
+
+def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
+    try:
+        request = parse_request(event, voices=service.voices, max_text_chars=service.config.sync_max_text_chars)
+        rendered = render(
+            service.engine,
+            request,
+            budget_s=synthesis_budget_s(context, service.config.deadline_margin_s),
+            source="direct",
+        )
+        return direct_success(service, rendered, request_id=request_id)
+    except Exception as error:
+        if http_status(error) >= 500:
+            logger.exception("direct invoke failed")
+        else:
+            logger.info("direct invoke refused", extra={"error": error_body(error)["error"]})
+        return error_body(error, request_id) | {"status": http_status(error)}

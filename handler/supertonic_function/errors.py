@@ -1,0 +1,186 @@
+"""Every error the function can answer with, and the one place each becomes a wire result.
+
+The engine's typed errors and the few that only exist at the edge (routing, content types,
+response size) are mapped here, and only here, to an HTTP status, the error body
+``{"error": {"code", "message", "field"}}`` and the S3 error manifest. A class not listed
+inherits its nearest listed ancestor's status; anything that is not a ``SupertonicError`` is a
+bug and answers 500 with a message that points at the logs, never a stack trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from supertonic_engine.errors import (
+    DeadlineExceeded,
+    EmptyText,
+    InvalidParameter,
+    InvalidRequest,
+    ModelError,
+    SupertonicError,
+    TextTooLong,
+    UnknownLanguage,
+    UnknownVoice,
+    UnsupportedCharacters,
+    UnsupportedFormat,
+)
+from supertonic_engine.storage import (
+    ObjectMissing,
+    ObjectTooLarge,
+    StorageError,
+    StorageFailed,
+    StorageUnavailable,
+    TextNotUtf8,
+)
+
+# --- errors that exist only at the edge ------------------------------------------------------------
+
+
+class InvalidJson(InvalidParameter):
+    code = "invalid_json"
+    field = "body"
+
+
+class UnsupportedMediaType(InvalidRequest):
+    code = "unsupported_media_type"
+    field = "content-type"
+
+    def __init__(self, content_type: str) -> None:
+        super().__init__(
+            f"content-type {content_type!r} is not accepted; send application/json "
+            "(or text/plain with the options in the query string)"
+        )
+
+
+class RouteNotFound(InvalidRequest):
+    code = "not_found"
+
+    def __init__(self, path: str, routes: Iterable[str]) -> None:
+        super().__init__(f"no route {path!r}; routes: {', '.join(sorted(set(routes)))}")
+
+
+class MethodNotAllowed(InvalidRequest):
+    code = "method_not_allowed"
+
+    def __init__(self, method: str, path: str, allowed: Iterable[str]) -> None:
+        self.allowed = sorted(set(allowed))
+        super().__init__(f"{method} is not allowed on {path}; use {', '.join(self.allowed)}")
+
+
+class JobNotFound(InvalidRequest):
+    code = "job_not_found"
+    field = "job_id"
+
+    def __init__(self, job_id: str) -> None:
+        super().__init__(f"no job {job_id!r}; job ids are returned by POST /v1/jobs")
+
+
+class ResponseTooLarge(InvalidRequest):
+    """The audio would not fit Lambda's 6 MB synchronous response and there is no bucket to park it in."""
+
+    code = "response_too_large"
+    field = "text"
+
+    def __init__(self, response_bytes: int, limit_bytes: int, text_chars: int, fmt: str) -> None:
+        self.max_chars = max(1, int(text_chars * limit_bytes / response_bytes * 0.9))
+        super().__init__(
+            f"the {fmt} audio is {response_bytes / 1e6:.1f} MB as base64, over Lambda's "
+            f"{limit_bytes / 1e6:.1f} MB response limit; send at most about {self.max_chars:,} characters, "
+            "choose a smaller format (mp3, opus), or use POST /v1/jobs"
+        )
+
+
+class NotConfigured(SupertonicError):
+    """A feature needs a setting the deployment does not have (a bucket)."""
+
+    code = "not_configured"
+
+
+class UnknownEvent(InvalidRequest):
+    code = "unknown_event"
+    field = "event"
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        super().__init__(
+            f"event not recognised (top-level keys: {', '.join(sorted(keys)) or 'none'}); send a function URL "
+            'request, an S3 notification, or {"text": "..."} for a direct invoke'
+        )
+
+
+# --- the mapping ----------------------------------------------------------------------------------------
+
+HTTP_STATUS: Mapping[type[BaseException], int] = {
+    SupertonicError: 500,
+    InvalidRequest: 400,
+    InvalidParameter: 400,
+    EmptyText: 400,
+    RouteNotFound: 404,
+    JobNotFound: 404,
+    ObjectMissing: 404,
+    MethodNotAllowed: 405,
+    TextTooLong: 413,
+    ObjectTooLarge: 413,
+    ResponseTooLarge: 413,
+    UnsupportedMediaType: 415,
+    UnsupportedCharacters: 422,
+    UnknownVoice: 422,
+    UnknownLanguage: 422,
+    UnsupportedFormat: 422,
+    TextNotUtf8: 422,
+    NotConfigured: 501,
+    StorageError: 502,
+    StorageFailed: 502,
+    ModelError: 503,
+    StorageUnavailable: 503,
+    DeadlineExceeded: 504,
+}
+
+INTERNAL_ERROR_CODE = "internal_error"
+
+
+def http_status(error: BaseException) -> int:
+    """The status of the nearest ancestor listed in ``HTTP_STATUS``; 500 for anything unexpected."""
+    for cls in type(error).__mro__:
+        if cls in HTTP_STATUS:
+            return HTTP_STATUS[cls]
+    return 500
+
+
+def error_detail(error: BaseException, request_id: str | None = None) -> dict[str, Any]:
+    """``{"code", "message", "field"}``; an unexpected exception's text stays in the logs."""
+    if isinstance(error, SupertonicError):
+        return error.to_dict()
+    where = f" (request {request_id})" if request_id else ""
+    return {"code": INTERNAL_ERROR_CODE, "message": f"internal error{where}; see the function's logs", "field": None}
+
+
+def error_body(error: BaseException, request_id: str | None = None) -> dict[str, Any]:
+    return {"error": error_detail(error, request_id)}
+
+
+def is_input_fault(error: BaseException) -> bool:
+    """Retrying cannot fix it: the text or its parameters must change.
+
+    In the S3 path these become an error manifest and the event is done; every other failure
+    (S3 throttling, a missing model, a bug) is raised so Lambda retries the event and, once the
+    retries are spent, sends it to the on-failure destination.
+    """
+    return isinstance(error, (InvalidRequest, DeadlineExceeded))
+
+
+def error_manifest(error: BaseException, source: Mapping[str, Any], request_id: str | None = None) -> dict[str, Any]:
+    """The manifest written in place of a result when a text object cannot be rendered."""
+    return {
+        "status": "failed",
+        "source": dict(source),
+        "error": error_detail(error, request_id),
+        "http_status": http_status(error),
+        "retryable": not is_input_fault(error),
+        "finished_at": utc_now(),
+    }
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,279 @@
+"""The function URL's HTTP API: routes, request bodies, content negotiation, CORS.
+
+    POST /  and  POST /v1/tts     {text, voice, lang, steps, speed, format, seed, normalize, on_error}
+    GET  /?text=...&voice=...      the same fields as query parameters
+    POST /v1/audio/speech          OpenAI's request shape (see openai.py)
+    POST /v1/jobs                  store a long text as a job -> 202 {job_id, status_url}
+    GET  /v1/jobs/{job_id}         the job's manifest, with an audio link once done
+    GET  /v1/voices                voices, aliases, languages, formats
+    GET  /health                   model kind, version, cold start
+
+Routing is a small table rather than Powertools' ``LambdaFunctionUrlResolver``: the resolver
+answers a known path with the wrong method as 404 and shapes its own error bodies, while this API
+must say 405 with an ``Allow`` header and keep every error body in ``errors.py``. The event itself
+is read through Powertools' ``LambdaFunctionUrlEvent`` data class.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
+from supertonic_engine.audio import available_formats
+from supertonic_engine.errors import SupertonicError
+
+from . import jobs
+from .errors import InvalidJson, MethodNotAllowed, RouteNotFound, UnsupportedMediaType
+from .openai import parse_openai_request
+from .rendering import render, synthesis_budget_s
+from .request import TtsRequest, parse_request
+from .responses import empty_response, error_response, http_success, json_response
+from .service import Service
+from .telemetry import logger
+from .voices import describe_voices
+
+# Custom headers a browser page may read from a cross-origin response.
+EXPOSED_HEADERS = (
+    "x-supertonic-duration-s, x-supertonic-sample-rate, x-supertonic-rtf, x-supertonic-synth-ms, "
+    "x-supertonic-chunks, x-supertonic-model, x-supertonic-error, location"
+)
+# What a browser may send: JSON bodies, and the SigV4 headers an AWS_IAM function URL needs.
+ALLOWED_REQUEST_HEADERS = "content-type, accept, authorization, x-amz-date, x-amz-security-token, x-amz-content-sha256"
+JSON_TYPES = ("application/json", "")  # no content-type at all is read as JSON too
+
+
+@dataclass(frozen=True)
+class HttpCall:
+    """One function URL request with the few views the endpoints need."""
+
+    event: LambdaFunctionUrlEvent
+    request_id: str
+    context: Any
+    cold_start: bool
+
+    @property
+    def method(self) -> str:
+        return self.event.request_context.http.method.upper()
+
+    @property
+    def path(self) -> str:
+        path = self.event.raw_path or "/"
+        return path.rstrip("/") or "/"
+
+    @property
+    def query(self) -> dict[str, str]:
+        return self.event.query_string_parameters
+
+    def header(self, name: str) -> str:
+        return self.event.headers.get(name) or ""
+
+    @property
+    def media_type(self) -> str:
+        return self.header("content-type").split(";")[0].strip().lower()
+
+    @cached_property
+    def body_text(self) -> str:
+        try:
+            return self.event.decoded_body or ""
+        except (UnicodeDecodeError, ValueError):
+            raise InvalidJson("the body is not UTF-8 text; send JSON encoded as UTF-8") from None
+
+    def json_body(self) -> object:
+        if not self.body_text.strip():
+            raise InvalidJson('the body is empty; send a JSON object such as {"text": "Hello."}')
+        try:
+            return json.loads(self.body_text)
+        except json.JSONDecodeError as error:
+            raise InvalidJson(f"the body is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
+
+    @property
+    def wants_json(self) -> bool:
+        """``Accept: application/json`` asks for the audio base64-encoded inside a JSON document."""
+        for media_range in self.header("accept").split(","):
+            media = media_range.split(";")[0].strip().lower()
+            if media == "application/json":
+                return True
+            if media.startswith("audio/"):
+                return False
+        return False
+
+    @property
+    def error_as_audio(self) -> bool:
+        """Whether the caller asked for spoken errors, found even when the body itself is unusable."""
+        if self.query.get("on_error") == "audio":
+            return True
+        try:
+            body = json.loads(self.body_text)
+        except (InvalidJson, ValueError):
+            return False
+        return isinstance(body, dict) and body.get("on_error") == "audio"
+
+
+Endpoint = Callable[[Service, HttpCall, dict[str, str]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    template: str
+    endpoint: Endpoint
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", self.template) + "$")
+
+    def match(self, path: str) -> dict[str, str] | None:
+        found = self.pattern.match(path)
+        return found.groupdict() if found else None
+
+
+# --- endpoints ----------------------------------------------------------------------------------------
+
+
+def health(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+    report = service.init_report() | {"cold_start": call.cold_start, "status": "ok"}
+    try:
+        engine = service.engine
+    except SupertonicError:
+        return json_response(503, report | {"status": "model_not_loaded"})
+    report.update(sample_rate=engine.sample_rate, voices=len(engine.voices), formats=available_formats())
+    return json_response(200, report)
+
+
+def list_voices(service: Service, _call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+    engine = service.engine
+    return json_response(
+        200,
+        {
+            "voices": describe_voices(engine.voices),
+            "default_voice": engine.voices[0] if engine.voices else None,
+            "languages": list(engine.languages),
+            "formats": available_formats(),
+            "model": engine.model_kind,
+        },
+    )
+
+
+def speak_from_query(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+    return _speak(service, call, _parse(service, call.query, from_strings=True))
+
+
+def speak_from_body(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+    if call.media_type == "text/plain":
+        # The body is the text itself; the options come from the query string.
+        return _speak(service, call, _parse(service, {**call.query, "text": call.body_text}, from_strings=True))
+    _require_json(call)
+    return _speak(service, call, _parse(service, call.json_body()))
+
+
+def speak_openai(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+    _require_json(call)
+    request = parse_openai_request(
+        call.json_body(), voices=service.voices, max_text_chars=service.config.sync_max_text_chars
+    )
+    return _speak(service, call, request)
+
+
+def submit_job(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+    _require_json(call)
+    job = jobs.submit(service, call.json_body())
+    status_url = f"https://{call.event.request_context.domain_name}/v1/jobs/{job.job_id}"
+    return json_response(202, job.accepted() | {"status_url": status_url}, {"location": status_url})
+
+
+def job_status(service: Service, _call: HttpCall, params: dict[str, str]) -> dict[str, Any]:
+    return json_response(200, jobs.status(service, params["job_id"]))
+
+
+def _parse(service: Service, data: object, *, from_strings: bool = False) -> TtsRequest:
+    return parse_request(
+        data, voices=service.voices, max_text_chars=service.config.sync_max_text_chars, from_strings=from_strings
+    )
+
+
+def _require_json(call: HttpCall) -> None:
+    if call.media_type not in JSON_TYPES and not call.media_type.endswith("+json"):
+        raise UnsupportedMediaType(call.header("content-type"))
+
+
+def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, Any]:
+    rendered = render(
+        service.engine,
+        request,
+        budget_s=synthesis_budget_s(call.context, service.config.deadline_margin_s),
+        source="http",
+    )
+    return http_success(service, rendered, request_id=call.request_id, as_json=call.wants_json)
+
+
+ROUTES = (
+    Route("GET", "/health", health),
+    Route("GET", "/v1/voices", list_voices),
+    Route("GET", "/", speak_from_query),
+    Route("POST", "/", speak_from_body),
+    Route("POST", "/v1/tts", speak_from_body),
+    Route("POST", "/v1/audio/speech", speak_openai),
+    Route("POST", "/v1/jobs", submit_job),
+    Route("GET", "/v1/jobs/{job_id}", job_status),
+)
+
+
+# --- dispatch -----------------------------------------------------------------------------------------
+
+
+def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> dict[str, Any]:
+    """Answer one function URL request; never raises, never leaks a stack trace."""
+    call = HttpCall(LambdaFunctionUrlEvent(event), request_id, context, cold_start)
+    extra_headers = _cors_headers(service, call)
+    try:
+        response = _route(service, call)
+    except SupertonicError as error:
+        logger.info("request refused", extra={"path": call.path, "method": call.method, "error": error.to_dict()})
+        response = error_response(error, request_id=request_id, as_audio=call.error_as_audio)
+        if isinstance(error, MethodNotAllowed):
+            extra_headers["allow"] = ", ".join(error.allowed)
+    except Exception as error:  # a bug: log it whole, tell the client only where to look
+        logger.exception("request failed", extra={"path": call.path, "method": call.method})
+        response = error_response(error, request_id=request_id, as_audio=call.error_as_audio)
+    response["headers"].update(extra_headers)
+    return response
+
+
+def _route(service: Service, call: HttpCall) -> dict[str, Any]:
+    allowed = []
+    for route in ROUTES:
+        params = route.match(call.path)
+        if params is None:
+            continue
+        if route.method == call.method:
+            return route.endpoint(service, call, params)
+        allowed.append(route.method)
+    if not allowed:
+        raise RouteNotFound(call.path, (f"{r.method} {r.template}" for r in ROUTES))
+    if call.method == "OPTIONS":  # a CORS preflight; the headers are added by handle()
+        return empty_response(204, {"allow": ", ".join(sorted({*allowed, "OPTIONS"}))})
+    raise MethodNotAllowed(call.method, call.path, allowed)
+
+
+def _cors_headers(service: Service, call: HttpCall) -> dict[str, str]:
+    allowed = service.config.cors_allow_origins
+    origin = call.header("origin").rstrip("/")
+    if not allowed or not origin or ("*" not in allowed and origin not in allowed):
+        return {}
+    headers = {
+        "access-control-allow-origin": "*" if "*" in allowed else origin,
+        "access-control-expose-headers": EXPOSED_HEADERS,
+        "vary": "origin",
+    }
+    if call.method == "OPTIONS":
+        headers |= {
+            "access-control-allow-methods": "GET, POST, OPTIONS",
+            "access-control-allow-headers": ALLOWED_REQUEST_HEADERS,
+            "access-control-max-age": "3600",
+        }
+    return headers

@@ -1,0 +1,71 @@
+"""Long texts without waiting: ``POST /v1/jobs`` stores a job, the S3 trigger renders it, ``GET`` reads it.
+
+This is the serverless form of "queue + task id + HTTP 202": the input bucket is the queue (an
+object under ``<input prefix>jobs/`` triggers the function like any dropped ``.json``), the job
+id names the object, and the status is the result manifest the S3 trigger writes, looked up by
+the job object's revision exactly as the trigger derives it.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from supertonic_engine.errors import UnknownVoice
+from supertonic_engine.storage import ObjectTooLarge
+
+from .errors import JobNotFound, utc_now
+from .layout import JOB_ID
+from .request import parse_request
+from .service import Service
+
+
+@dataclass(frozen=True)
+class Job:
+    job_id: str
+    bucket: str
+    key: str
+    submitted_at: str
+
+    def accepted(self) -> dict[str, Any]:
+        return {"job_id": self.job_id, "status": "queued", "submitted_at": self.submitted_at}
+
+
+def submit(service: Service, data: object) -> Job:
+    """Check the job as the renderer will, then store it; a job that would fail is refused now (4xx)."""
+    bucket = service.input_bucket("POST /v1/jobs")
+    request = parse_request(data, voices=service.voices)
+    engine = service.engine
+    # The renderer would refuse unreadable characters, empty or over-long text: say so now.
+    engine.read_text(request.text, request.options.lang, request.options.normalize)
+    if request.options.voice not in engine.voices:
+        raise UnknownVoice(request.options.voice, engine.voices)
+    body = json.dumps(request.to_json(), ensure_ascii=False).encode("utf-8")
+    if len(body) > service.config.max_object_bytes:
+        raise ObjectTooLarge(len(body), service.config.max_object_bytes)
+    job_id = uuid.uuid4().hex
+    job = Job(job_id, bucket, service.layout.job_key(job_id), utc_now())
+    service.store.put(bucket, job.key, body, content_type="application/json")
+    return job
+
+
+def status(service: Service, job_id: str) -> dict[str, Any]:
+    """``queued`` until the manifest exists, then the manifest (plus a fresh audio link when done)."""
+    if not JOB_ID.match(job_id):
+        raise JobNotFound(job_id)
+    bucket = service.input_bucket("GET /v1/jobs")
+    info = service.store.head(bucket, service.layout.job_key(job_id))
+    if info is None or info.revision is None:
+        raise JobNotFound(job_id)
+    keys = service.layout.result_keys(info.key, info.revision)
+    manifest = service.store.get_json(keys.bucket, keys.manifest)
+    if manifest is None:
+        return {"job_id": job_id, "status": "queued"}
+    document = {"job_id": job_id, **manifest}
+    if manifest.get("status") == "done":
+        expires = service.config.url_expires_s
+        document["audio_url"] = service.store.presigned_get(keys.bucket, manifest["audio"]["key"], expires)
+        document["expires_in_s"] = expires
+    return document

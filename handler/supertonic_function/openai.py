@@ -1,0 +1,59 @@
+"""``POST /v1/audio/speech`` in OpenAI's request shape, so existing client code can point at this function.
+
+The shape (https://platform.openai.com/docs/api-reference/audio/createSpeech) is
+``{model, input, voice, response_format, speed, instructions, stream_format}``. How it maps:
+- ``model``: ``tts-1`` favours speed (5 denoising steps), ``tts-1-hd`` quality (12 steps),
+  ``gpt-4o-mini-tts`` and ``supertonic-3`` the model's default (8).
+- ``voice``: OpenAI names map onto the model's voices (see ``voices.py``).
+- ``response_format``: mp3 (OpenAI's default), opus, flac, wav, pcm; aac is refused by name.
+- ``speed``: OpenAI's 0.25-4.0 with 1.0 as normal; the model's normal pace is 1.05 and it reads
+  from 0.7 to 2.0, so the value is scaled by 1.05 and held inside that range.
+- ``instructions`` (voice direction) has no counterpart in this model and is ignored;
+  ``stream_format`` must be ``audio`` (no server-sent events from a buffered function URL).
+- ``lang`` is an extension: OpenAI detects the language, this model must be told (default ``en``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from supertonic_engine.errors import InvalidParameter
+from supertonic_engine.synthesis import DEFAULT_SPEED, SPEED_RANGE, SynthesisOptions
+
+from .request import TtsRequest, build_request, check_text
+
+FIELDS = ("model", "input", "voice", "response_format", "speed", "instructions", "stream_format", "lang")
+MODEL_STEPS = {"tts-1": 5, "tts-1-hd": 12, "gpt-4o-mini-tts": SynthesisOptions.steps, "supertonic-3": SynthesisOptions.steps}
+DEFAULT_MODEL = "supertonic-3"
+DEFAULT_RESPONSE_FORMAT = "mp3"
+OPENAI_SPEED_RANGE = (0.25, 4.0)
+
+
+def parse_openai_request(data: object, *, voices: Sequence[str], max_text_chars: int | None) -> TtsRequest:
+    if not isinstance(data, Mapping):
+        raise InvalidParameter("the request must be a JSON object with at least 'input' and 'voice'", field="body")
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        raise InvalidParameter(f"unknown field {unknown[0]!r}; fields are: {', '.join(FIELDS)}", field=unknown[0])
+    model = data.get("model") or DEFAULT_MODEL
+    if model not in MODEL_STEPS:
+        raise InvalidParameter(f"model {model!r} is not served here; use one of: {', '.join(MODEL_STEPS)}", field="model")
+    if data.get("stream_format", "audio") != "audio":
+        raise InvalidParameter("stream_format must be 'audio': this endpoint answers with the whole file", field="stream_format")
+    text = check_text(data.get("input"), max_text_chars)
+    values = {
+        "voice": data.get("voice", SynthesisOptions.voice),
+        "lang": data.get("lang", SynthesisOptions.lang),
+        "steps": MODEL_STEPS[model],
+        "speed": model_speed(data.get("speed", 1.0)),
+        "format": data.get("response_format") or DEFAULT_RESPONSE_FORMAT,
+    }
+    return build_request(text, values, voices)
+
+
+def model_speed(openai_speed: object) -> float:
+    """OpenAI's speed (1.0 = normal) as the model's speed (1.05 = normal), held inside the model's range."""
+    low, high = OPENAI_SPEED_RANGE
+    if isinstance(openai_speed, bool) or not isinstance(openai_speed, (int, float)) or not low <= openai_speed <= high:
+        raise InvalidParameter(f"speed must be a number from {low} to {high}, got {openai_speed!r}", field="speed")
+    return round(min(max(openai_speed * DEFAULT_SPEED, SPEED_RANGE[0]), SPEED_RANGE[1]), 4)

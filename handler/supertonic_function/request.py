@@ -1,0 +1,166 @@
+"""One synthesis request, parsed and checked once, whatever it arrived as.
+
+A JSON body (``POST /``, ``POST /v1/tts``, a direct invoke, a ``.json`` job in the bucket), a
+query string (``GET /?text=...``) and S3 object metadata (a ``.txt`` drop) all become the same
+``TtsRequest``. Range checks are the engine's own (``SynthesisOptions``), so the edge and the
+engine can never disagree on what is valid; every problem is raised as a typed error naming its field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from supertonic_engine.audio import audio_format
+from supertonic_engine.errors import EmptyText, InvalidParameter, TextTooLong
+from supertonic_engine.synthesis import SynthesisOptions
+
+from .voices import resolve_voice
+
+ON_ERROR_CHOICES = ("json", "audio")
+DEFAULT_FORMAT = "wav"
+OPTION_FIELDS = ("voice", "lang", "steps", "speed", "format", "seed", "normalize", "on_error")
+FIELDS = ("text", *OPTION_FIELDS)
+LONG_TEXT_HINT = "For longer text use POST /v1/jobs or drop a .txt file in the input bucket."
+
+
+@dataclass(frozen=True)
+class TtsRequest:
+    text: str
+    options: SynthesisOptions
+    format: str = DEFAULT_FORMAT
+    on_error: str = "json"
+
+    @property
+    def error_as_audio(self) -> bool:
+        """The caller (a button, a speaker) wants a spoken error clip rather than a JSON body."""
+        return self.on_error == "audio"
+
+    def to_json(self) -> dict[str, Any]:
+        """The request in the ``POST /v1/tts`` body shape; ``parse_request`` reads it back unchanged."""
+        o = self.options
+        document: dict[str, Any] = {
+            "text": self.text,
+            "voice": o.voice,
+            "lang": o.lang,
+            "steps": o.steps,
+            "speed": o.speed,
+            "format": self.format,
+            "normalize": o.normalize,
+        }
+        if o.seed is not None:
+            document["seed"] = o.seed
+        return document
+
+
+def parse_request(
+    data: object,
+    *,
+    voices: Sequence[str],
+    max_text_chars: int | None = None,
+    from_strings: bool = False,
+) -> TtsRequest:
+    """Check ``data`` and build the request.
+
+    ``from_strings``: values come from a query string or object metadata, so numbers and booleans
+    arrive as text, and keys that are not request fields (a cache buster, unrelated metadata) are
+    ignored. A JSON body must use real JSON types and only the known fields, so typos are caught.
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidParameter(f"the request must be a JSON object with the fields {', '.join(FIELDS)}", field="body")
+    if not from_strings:
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise InvalidParameter(f"unknown field {unknown[0]!r}; fields are: {', '.join(FIELDS)}", field=unknown[0])
+    values = {name: data[name] for name in FIELDS if name in data and data[name] is not None}
+    if from_strings:
+        values = {name: _from_string(name, value) for name, value in values.items()}
+    text = check_text(values.pop("text", None), max_text_chars)
+    return build_request(text, values, voices)
+
+
+def build_request(text: str, values: Mapping[str, Any], voices: Sequence[str]) -> TtsRequest:
+    """The request from already-typed option values (``voice``, ``lang``, ``steps``, ... ``on_error``)."""
+    on_error = values.get("on_error", "json")
+    if on_error not in ON_ERROR_CHOICES:
+        raise InvalidParameter(f"on_error must be one of {', '.join(ON_ERROR_CHOICES)}, got {on_error!r}", field="on_error")
+    voice = values.get("voice", SynthesisOptions.voice)
+    if not isinstance(voice, str):
+        raise InvalidParameter(f"voice must be a string such as {voices[0] if voices else 'M1'!r}", field="voice")
+    fmt = values.get("format", DEFAULT_FORMAT)
+    if not isinstance(fmt, str):
+        raise InvalidParameter("format must be a string such as 'wav' or 'mp3'", field="format")
+    options = SynthesisOptions(
+        voice=resolve_voice(voice, voices),
+        lang=_string(values, "lang", SynthesisOptions.lang),
+        steps=values.get("steps", SynthesisOptions.steps),
+        speed=values.get("speed", SynthesisOptions.speed),
+        seed=values.get("seed"),
+        normalize=_boolean(values, "normalize", True),
+    )
+    return TtsRequest(text=text, options=options, format=audio_format(fmt).name, on_error=on_error)
+
+
+def check_text(text: object, max_text_chars: int | None) -> str:
+    if text is None:
+        raise EmptyText("text is missing: send the words to speak in the 'text' field")
+    if not isinstance(text, str):
+        raise InvalidParameter(f"text must be a string, got {type(text).__name__}", field="text")
+    if not text.strip():
+        raise EmptyText()
+    if max_text_chars is not None and len(text) > max_text_chars:
+        raise TextTooLong(len(text), max_text_chars, LONG_TEXT_HINT)
+    return text
+
+
+def _string(values: Mapping[str, Any], name: str, default: str) -> str:
+    value = values.get(name, default)
+    if not isinstance(value, str):
+        raise InvalidParameter(f"{name} must be a string, got {type(value).__name__}", field=name)
+    return value.strip()
+
+
+def _boolean(values: Mapping[str, Any], name: str, default: bool) -> bool:
+    value = values.get(name, default)
+    if not isinstance(value, bool):
+        raise InvalidParameter(f"{name} must be true or false, got {value!r}", field=name)
+    return value
+
+
+def _from_string(name: str, value: object) -> object:
+    """Query-string and metadata values are text; turn them into the types the fields need."""
+    if not isinstance(value, str):
+        return value
+    convert = _STRING_CONVERTERS.get(name)
+    if convert is None:
+        return value
+    try:
+        return convert(value.strip())
+    except ValueError:
+        raise InvalidParameter(f"{name}={value!r} is not a valid {convert.__name__.strip('_').replace('_', ' ')}", field=name) from None
+
+
+def _number(raw: str) -> float:
+    return float(raw)
+
+
+def _whole_number(raw: str) -> int:
+    return int(raw)
+
+
+def _true_or_false(raw: str) -> bool:
+    lowered = raw.lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(raw)
+
+
+_STRING_CONVERTERS: dict[str, Callable[[str], object]] = {
+    "steps": _whole_number,
+    "seed": _whole_number,
+    "speed": _number,
+    "normalize": _true_or_false,
+}

@@ -1,0 +1,107 @@
+"""Function URL responses and direct-invoke results: audio inline, as JSON, as a link, or an error.
+
+Lambda refuses a synchronous result larger than 6 MB *after* the function has done all the work
+(the client sees a 502 and the container is reset), so every success is measured as the exact
+JSON the runtime will send, base64 included, before it is returned. Audio that does not fit is
+parked in the results bucket and answered with a presigned link; without a bucket it is a 413
+that says how much text would fit.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from .errors import ResponseTooLarge, error_body, error_detail, http_status
+from .rendering import Rendered
+from .service import Service
+
+# 6 MiB + 100 bytes is the largest payload the Runtime API accepts (RIE interop.MaxPayloadSize,
+# https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html); keep a little headroom
+# for the runtime's own serialization differences.
+SYNC_RESPONSE_LIMIT = 6_291_556 - 1024
+ERROR_CLIP = "error.wav"
+
+
+def json_response(status: int, document: Any, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "statusCode": status,
+        "headers": {"content-type": "application/json", "cache-control": "no-store", **(headers or {})},
+        "body": json.dumps(document, ensure_ascii=False),
+        "isBase64Encoded": False,
+    }
+
+
+def empty_response(status: int, headers: dict[str, str]) -> dict[str, Any]:
+    return {"statusCode": status, "headers": dict(headers), "body": "", "isBase64Encoded": False}
+
+
+def binary_response(status: int, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
+    return {
+        "statusCode": status,
+        "headers": {"cache-control": "no-store", **headers},
+        "body": base64.b64encode(body).decode("ascii"),
+        "isBase64Encoded": True,
+    }
+
+
+def error_response(error: BaseException, *, request_id: str | None, as_audio: bool = False) -> dict[str, Any]:
+    """The error's status with ``{"error": ...}``, or with the bundled error clip for audio-only clients."""
+    status = http_status(error)
+    if as_audio:
+        detail = error_detail(error, request_id)
+        return binary_response(status, error_clip(), {"content-type": "audio/wav", "x-supertonic-error": detail["code"]})
+    return json_response(status, error_body(error, request_id))
+
+
+@lru_cache(maxsize=1)
+def error_clip() -> bytes:
+    """A short tone sequence (see handler/scripts/make_error_clip.py) a speaker can play on failure."""
+    return resources.files(__package__).joinpath("assets", ERROR_CLIP).read_bytes()
+
+
+def size_of(result: Any) -> int:
+    """Bytes of ``result`` as the runtime will send it."""
+    return len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+
+
+def http_success(service: Service, rendered: Rendered, *, request_id: str, as_json: bool) -> dict[str, Any]:
+    """200 with the audio (or JSON), or a link to it when it is too large to return inline."""
+    if as_json:
+        response = json_response(200, _with_inline_audio(rendered), rendered.headers() | {"content-type": "application/json"})
+    else:
+        response = binary_response(200, rendered.audio, rendered.headers())
+    if size_of(response) <= SYNC_RESPONSE_LIMIT:
+        return response
+    url = _park(service, rendered, request_id, size_of(response))
+    linked = rendered.summary() | {"audio_url": url, "expires_in_s": service.config.url_expires_s}
+    if as_json:
+        return json_response(200, linked, {"location": url})
+    # 303 See Other: the audio is over there; curl -L and browsers' fetch follow it by themselves.
+    return json_response(303, linked, {"location": url})
+
+
+def direct_success(service: Service, rendered: Rendered, *, request_id: str) -> dict[str, Any]:
+    """A direct invoke's result: the JSON summary with the audio inline, or a link when it is too large."""
+    document = _with_inline_audio(rendered)
+    if size_of(document) <= SYNC_RESPONSE_LIMIT:
+        return document
+    url = _park(service, rendered, request_id, size_of(document))
+    return rendered.summary() | {"audio_url": url, "expires_in_s": service.config.url_expires_s}
+
+
+def _with_inline_audio(rendered: Rendered) -> dict[str, Any]:
+    return rendered.summary() | {"audio_base64": base64.b64encode(rendered.audio).decode("ascii")}
+
+
+def _park(service: Service, rendered: Rendered, request_id: str, response_bytes: int) -> str:
+    """Put oversized audio in the results bucket and return a presigned GET link to it."""
+    bucket = service.config.results_bucket
+    if bucket is None:
+        raise ResponseTooLarge(response_bytes, SYNC_RESPONSE_LIMIT, len(rendered.request.text), rendered.request.format)
+    key = service.layout.response_key(request_id, rendered.extension)
+    service.store.put(bucket, key, rendered.audio, content_type=rendered.content_type)
+    return service.store.presigned_get(bucket, key, service.config.url_expires_s)

@@ -1,0 +1,143 @@
+"""S3 notifications: a text object (or job) under the input prefix becomes audio plus a manifest.
+
+Per record, in this order, so that every exit is cheap and safe under at-least-once delivery:
+1. refuse the function's own outputs and anything outside the input prefix/suffixes (no loops);
+2. derive the result folder from the key and its revision; if its manifest exists, the work is
+   done already (a re-delivered event) - stop before reading anything;
+3. check the size from the event, then download at most the cap, pinned to the event's ETag;
+4. synthesize under the invocation's deadline; publish audio, then the manifest (conditional put).
+An input fault (bad text, too large, not UTF-8, unreadable characters, deadline) writes an error
+manifest and is not retried; anything else (S3 throttling, no model, a bug) is raised so Lambda
+retries the event and finally hands it to the on-failure destination.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+from urllib.parse import unquote_plus
+
+from aws_lambda_powertools.utilities.data_classes import S3Event
+from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord
+from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
+
+from .errors import InvalidJson, error_manifest, is_input_fault, utc_now
+from .layout import KeyKind, ResultKeys
+from .rendering import Rendered, render, synthesis_budget_s
+from .request import TtsRequest, parse_request
+from .service import Service
+from .telemetry import logger
+
+
+@dataclass(frozen=True)
+class Outcome:
+    bucket: str
+    key: str
+    status: str  # done | failed | skipped
+    reason: str | None = None
+    manifest_key: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
+    outcomes = [render_record(service, record, request_id=request_id, context=context) for record in S3Event(event).records]
+    return {"results": [outcome.to_dict() for outcome in outcomes]}
+
+
+def render_record(service: Service, record: S3EventRecord, *, request_id: str, context: Any) -> Outcome:
+    bucket = record.s3.bucket.name
+    announced = record.s3.get_object
+    # Notification keys are form-encoded: "my story.txt" arrives as "my+story.txt".
+    key = unquote_plus(announced.key)
+    if not record.event_name.startswith("ObjectCreated"):
+        return _skip(bucket, key, "not_a_creation")
+    kind = service.layout.kind(bucket, key)
+    if kind is KeyKind.OWN_OUTPUT:
+        logger.warning("refusing to render the function's own output", extra={"bucket": bucket, "key": key})
+        return _skip(bucket, key, "own_output")
+    if kind is KeyKind.OTHER:
+        return _skip(bucket, key, "not_an_input")
+
+    etag = (announced.get("eTag") or "").strip('"') or None
+    version_id = announced.version_id if announced.version_id not in (None, "null") else None
+    revision = version_id or etag
+    if revision is None:
+        info = service.store.head(bucket, key)
+        if info is None:
+            return _skip(bucket, key, ObjectMissing.code)
+        etag, version_id, revision = info.etag, info.version_id, info.revision
+    service.results_bucket("the S3 trigger")
+    keys = service.layout.result_keys(key, str(revision))
+    if service.store.head(keys.bucket, keys.manifest) is not None:
+        return _skip(bucket, key, "already_done", keys.manifest)
+
+    source = {"bucket": bucket, "key": key, "etag": etag, "version_id": version_id, "size": announced.get("size")}
+    try:
+        text = service.store.read_text(
+            bucket, key, max_bytes=service.config.max_object_bytes, size=announced.get("size"), etag=etag
+        )
+        request = _request_from(service, text)
+        rendered = render(
+            service.engine,
+            request,
+            budget_s=synthesis_budget_s(context, service.config.deadline_margin_s),
+            source="s3",
+        )
+    except (ObjectMissing, ObjectChanged) as error:
+        # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
+        return _skip(bucket, key, error.code)
+    except Exception as error:
+        if not is_input_fault(error):
+            raise
+        manifest = error_manifest(error, source, request_id) | {"request_id": request_id}
+        service.store.put_json(keys.bucket, keys.manifest, manifest, only_if_absent=True)
+        logger.info("text object refused", extra={"key": key, "error": manifest["error"]})
+        return Outcome(bucket, key, "failed", manifest["error"]["code"], keys.manifest)
+
+    published = service.store.publish(
+        keys.bucket,
+        audio_key=keys.audio(rendered.extension),
+        audio=rendered.audio,
+        content_type=rendered.content_type,
+        manifest_key=keys.manifest,
+        manifest=_done_manifest(rendered, source, keys, request_id),
+    )
+    if not published:
+        return _skip(bucket, key, "already_done", keys.manifest)
+    return Outcome(bucket, key, "done", manifest_key=keys.manifest)
+
+
+def _request_from(service: Service, text: TextObject) -> TtsRequest:
+    """A ``.json`` object is a job in the ``POST /v1/tts`` shape; a ``.txt`` is the text, options in metadata."""
+    if text.info.key.lower().endswith(".json"):
+        try:
+            document = json.loads(text.text)
+        except json.JSONDecodeError as error:
+            raise InvalidJson(f"the job is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
+        return parse_request(document, voices=service.voices)
+    # S3 returns user metadata with lower-case keys (x-amz-meta-voice -> "voice").
+    return parse_request({**text.info.metadata, "text": text.text}, voices=service.voices, from_strings=True)
+
+
+def _done_manifest(rendered: Rendered, source: dict[str, Any], keys: ResultKeys, request_id: str) -> dict[str, Any]:
+    return {
+        "status": "done",
+        "source": source,
+        "audio": {
+            "bucket": keys.bucket,
+            "key": keys.audio(rendered.extension),
+            "content_type": rendered.content_type,
+            "bytes": len(rendered.audio),
+        },
+        **rendered.summary(),
+        "request_id": request_id,
+        "finished_at": utc_now(),
+    }
+
+
+def _skip(bucket: str, key: str, reason: str, manifest_key: str | None = None) -> Outcome:
+    logger.info("text object skipped", extra={"bucket": bucket, "key": key, "reason": reason})
+    return Outcome(bucket, key, "skipped", reason, manifest_key)

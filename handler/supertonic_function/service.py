@@ -1,0 +1,100 @@
+"""What every event source needs, built once per container in the init phase.
+
+The engine (four ONNX sessions, voices) is loaded here, at import of ``app``, which is Lambda's
+init phase: it is not billed against a request's timeout and runs once per container. If the
+model cannot be loaded the error is kept instead of crashing init, so the function still answers
+``GET /health`` and every synthesis with a 503 that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from supertonic_engine import Engine
+from supertonic_engine.errors import ModelError
+from supertonic_engine.storage import ObjectStore
+
+from . import __version__
+from .config import FunctionConfig
+from .errors import NotConfigured
+from .layout import Layout
+from .telemetry import logger
+
+
+@dataclass
+class Service:
+    config: FunctionConfig
+    engine_or_error: Engine | ModelError
+    init_ms: float = 0.0
+    warm_up_ms: float = 0.0
+    _store: ObjectStore | None = field(default=None, repr=False)
+
+    @classmethod
+    def start(cls, config: FunctionConfig | None = None, model_dir: str | Path | None = None) -> "Service":
+        """Load the engine (model dir: argument, else ``SUPERTONIC_MODEL_DIR``) and time it."""
+        started = time.perf_counter()
+        config = config or FunctionConfig.from_env()
+        warm_up_ms = 0.0
+        loaded: Engine | ModelError
+        try:
+            loaded = Engine.load(model_dir)
+            if config.warm_up:
+                # The first ORT run allocates its arenas; pay that here, not in the first request.
+                warm_up_ms = loaded.warm_up()
+        except ModelError as error:
+            loaded = error
+            logger.error("model not loaded", extra={"error": error.to_dict()})
+        init_ms = (time.perf_counter() - started) * 1000.0
+        service = cls(config, loaded, init_ms=init_ms, warm_up_ms=warm_up_ms)
+        logger.info("init done", extra=service.init_report())
+        return service
+
+    @property
+    def engine(self) -> Engine:
+        """The loaded engine; raises the load error (a 503) when there is none."""
+        if isinstance(self.engine_or_error, ModelError):
+            raise self.engine_or_error
+        return self.engine_or_error
+
+    @property
+    def voices(self) -> list[str]:
+        return self.engine.voices
+
+    @cached_property
+    def layout(self) -> Layout:
+        return Layout(self.config)
+
+    @property
+    def store(self) -> ObjectStore:
+        """The S3 client, created on first use so requests that never touch S3 never pay for it."""
+        if self._store is None:
+            self._store = ObjectStore()
+        return self._store
+
+    def results_bucket(self, feature: str) -> str:
+        bucket = self.config.results_bucket
+        if bucket is None:
+            raise NotConfigured(f"{feature} needs a bucket: set SUPERTONIC_OUTPUT_BUCKET or SUPERTONIC_INPUT_BUCKET")
+        return bucket
+
+    def input_bucket(self, feature: str) -> str:
+        if self.config.input_bucket is None:
+            raise NotConfigured(f"{feature} needs the input bucket: set SUPERTONIC_INPUT_BUCKET")
+        return self.config.input_bucket
+
+    def init_report(self) -> dict[str, object]:
+        loaded = not isinstance(self.engine_or_error, ModelError)
+        report: dict[str, object] = {
+            "version": __version__,
+            "init_ms": round(self.init_ms, 1),
+            "warm_up_ms": round(self.warm_up_ms, 1),
+            "model_loaded": loaded,
+        }
+        if loaded:
+            report.update(model_kind=self.engine.model_kind, model_dir=str(self.engine.model_dir))
+        else:
+            report["model_error"] = self.engine_or_error.to_dict()  # type: ignore[union-attr]
+        return report

@@ -1,0 +1,56 @@
+"""Structured JSON logs and CloudWatch Embedded Metric Format metrics, through Powertools.
+
+Only the edge writes JSON: the engine logs with the standard ``logging`` module, and its records
+are routed through the same JSON formatter here so one log line format reaches CloudWatch.
+Metrics are printed as EMF documents on stdout when the handler returns; CloudWatch turns them
+into metrics without any API call from the function.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.logging.utils import copy_config_to_registered_loggers
+from aws_lambda_powertools.metrics import MetricUnit
+
+from .config import FunctionConfig
+
+_config = FunctionConfig.from_env()
+logger = Logger(service=_config.service_name)
+metrics = Metrics(service=_config.service_name, namespace=_config.metrics_namespace)
+copy_config_to_registered_loggers(source_logger=logger, include={"supertonic_engine"})
+
+
+@contextmanager
+def quiet_empty_metrics() -> Iterator[None]:
+    """Silence Powertools' warning that an invocation published no metric.
+
+    Health checks, voice lists and job lookups synthesize nothing, so they have nothing to publish;
+    a warning on each such call would be noise, not news.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="No application metrics to publish")
+        yield
+
+
+def record_synthesis(*, source: str, characters: int, audio_s: float, synth_ms: float, rtf: float, model_kind: str) -> None:
+    """One synthesis' numbers as metrics (per function) and as a log line (per request)."""
+    metrics.add_metric(name="SynthesisMs", unit=MetricUnit.Milliseconds, value=synth_ms)
+    metrics.add_metric(name="RTF", unit=MetricUnit.NoUnit, value=rtf)
+    metrics.add_metric(name="Characters", unit=MetricUnit.Count, value=characters)
+    metrics.add_metric(name="AudioSeconds", unit=MetricUnit.Seconds, value=audio_s)
+    metrics.add_metadata(key="model_kind", value=model_kind)
+    logger.info(
+        "synthesized",
+        extra={
+            "source": source,
+            "characters": characters,
+            "audio_s": round(audio_s, 3),
+            "synth_ms": round(synth_ms, 1),
+            "rtf": round(rtf, 4),
+            "model_kind": model_kind,
+        },
+    )
