@@ -1,0 +1,70 @@
+# syntax=docker/dockerfile:1
+# Supertonic 3 text-to-speech as a Lambda container image (x86_64).
+#
+#   ./dev supertonic-lambda fetch-model --out model      # or: make-model --size full --out model
+#   docker build --provenance=false -t supertonic-tts .
+#   docker run --rm -p 9000:8080 supertonic-tts           # the entry script starts the emulator
+#
+# --provenance=false: BuildKit's attestations turn the image into an OCI index, which Lambda
+# rejects ("image manifest ... media type is not supported").
+#
+# Layers go from least to most often changed, so a code edit rebuilds only the last two:
+#   dependencies -> model (~400 MB, its own layer so its chunks stay cached) -> layer/ -> handler/
+# Lambda runs the image on a read-only filesystem with only /tmp writable, as a non-root user:
+# bytecode is compiled at build time, every file is world-readable, HOME and TMPDIR point at /tmp.
+
+ARG PYTHON_IMAGE=python:3.12-slim-bookworm
+
+# The dependency list is read from pyproject.toml, its one home. Only the extracted list reaches
+# the final image, so a version bump elsewhere in pyproject.toml does not reinstall everything.
+FROM ${PYTHON_IMAGE} AS requirements
+COPY pyproject.toml /build/pyproject.toml
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('/build/pyproject.toml', 'rb'))['project']['dependencies']))" \
+        > /build/requirements.txt
+
+# The model directory in the official layout (onnx/*.onnx, onnx/tts.json, onnx/unicode_indexer.json,
+# voice_styles/*.json), made world-readable here so the final COPY carries the right modes.
+FROM ${PYTHON_IMAGE} AS model
+COPY model/ /opt/model/
+RUN test -f /opt/model/onnx/tts.json || { \
+        echo "model/ has no onnx/tts.json: run './dev supertonic-lambda fetch-model --out model' first" >&2; exit 1; } \
+    && chmod -R a+rX /opt/model
+
+# Debian bookworm has glibc 2.36; onnxruntime >= 1.17 ships manylinux_2_28 wheels only.
+FROM ${PYTHON_IMAGE}
+ARG RIE_VERSION=v1.35
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    HOME=/tmp \
+    TMPDIR=/tmp \
+    LAMBDA_TASK_ROOT=/var/task \
+    PYTHONPATH=/opt/python:/var/task \
+    SUPERTONIC_MODEL_DIR=/opt/model \
+    SUPERTONIC_CACHE_DIR=/tmp/supertonic-cache
+
+# The emulator for runs outside Lambda, and the script that picks it or the real Runtime API.
+ADD --chmod=755 https://github.com/aws/aws-lambda-runtime-interface-emulator/releases/download/${RIE_VERSION}/aws-lambda-rie-x86_64 /usr/local/bin/aws-lambda-rie
+COPY --chmod=755 docker/entry.sh /usr/local/bin/supertonic-entry
+RUN useradd --system --uid 10001 --home-dir /tmp --no-create-home --shell /usr/sbin/nologin supertonic
+
+# 1. Dependencies (pip compiles their bytecode as it installs).
+COPY --from=requirements /build/requirements.txt /opt/requirements.txt
+RUN pip install --requirement /opt/requirements.txt
+
+# 2. The model.
+COPY --from=model /opt/model /opt/model
+
+# 3. The engine, where a zip deployment's layer would put it (/opt/python).
+COPY layer/ /opt/python/
+RUN python -m compileall -q --invalidation-mode unchecked-hash /opt/python && chmod -R a+rX /opt/python
+
+# 4. The Lambda edge, in Lambda's task root.
+COPY handler/supertonic_function/ /var/task/supertonic_function/
+RUN python -m compileall -q --invalidation-mode unchecked-hash /var/task && chmod -R a+rX /var/task
+
+USER 10001
+WORKDIR /var/task
+ENTRYPOINT ["/usr/local/bin/supertonic-entry"]
+CMD ["supertonic_function.app.lambda_handler"]
