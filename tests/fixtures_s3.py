@@ -1,0 +1,196 @@
+"""Fixtures for the function's tests: S3 over real HTTP (moto's server), the app, Lambda contexts.
+
+Import what a test module uses: ``from fixtures_s3 import moto_endpoint, s3, app, ...  # noqa: F401``.
+
+- ``moto_endpoint``: one ``moto_server`` on 127.0.0.1 and a free port for the session, killed at
+  the end; ``AWS_ENDPOINT_URL_S3`` and dummy credentials point every boto3 client at it.
+- ``s3``: a clean moto state with the template's two buckets, as a boto3 client.
+- ``app``: ``supertonic_function.app`` imported once (its init phase) on the tiny stand-in model,
+  configured with those buckets.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import io
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EVENTS_DIR = REPO / "events"
+EXPECT_SUFFIX = ".expect.json"
+SEED_KEY = "_s3_object"  # the object an S3 event names, stored before the event is sent
+REGION = "us-east-1"
+# The names template.yaml gives the buckets in account 123456789012, us-east-1 (the events use them).
+INPUT_BUCKET = "supertonic-input-123456789012-us-east-1"
+OUTPUT_BUCKET = "supertonic-output-123456789012-us-east-1"
+FUNCTION_ENV = {
+    "SUPERTONIC_INPUT_BUCKET": INPUT_BUCKET,
+    "SUPERTONIC_INPUT_PREFIX": "input/",
+    "SUPERTONIC_OUTPUT_BUCKET": OUTPUT_BUCKET,
+    "SUPERTONIC_OUTPUT_PREFIX": "output/",
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_until_serving(url: str, process: subprocess.Popen, timeout_s: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"moto_server exited with {process.returncode}")
+        try:
+            urllib.request.urlopen(f"{url}/moto-api/", timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"moto_server did not answer on {url} within {timeout_s} s")
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint() -> Iterator[str]:
+    executable = shutil.which("moto_server") or str(Path(sys.executable).with_name("moto_server"))
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [executable, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    with pytest.MonkeyPatch.context() as env:
+        try:
+            _wait_until_serving(url, process)
+            env.setenv("AWS_ENDPOINT_URL_S3", url)
+            env.setenv("AWS_ACCESS_KEY_ID", "testing")
+            env.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+            env.delenv("AWS_SESSION_TOKEN", raising=False)
+            env.delenv("AWS_PROFILE", raising=False)
+            env.setenv("AWS_DEFAULT_REGION", REGION)
+            env.setenv("AWS_REGION", REGION)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def s3(moto_endpoint: str) -> Any:
+    """A boto3 S3 client on a freshly reset moto with the input and output buckets."""
+    urllib.request.urlopen(urllib.request.Request(f"{moto_endpoint}/moto-api/reset", method="POST")).close()
+    client = boto3.client("s3", region_name=REGION)
+    for bucket in (INPUT_BUCKET, OUTPUT_BUCKET):
+        client.create_bucket(Bucket=bucket)
+    return client
+
+
+@pytest.fixture(scope="session")
+def app(moto_endpoint: str, tiny_model_dir: Path) -> Any:
+    """The handler module after its init phase, on the tiny stand-in, with the template's buckets."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SUPERTONIC_MODEL_DIR", str(tiny_model_dir))
+        for name, value in FUNCTION_ENV.items():
+            env.setenv(name, value)
+        module = importlib.import_module("supertonic_function.app")
+    return module
+
+
+@dataclass
+class LambdaContext:
+    """The attributes of awslambdaric's context object that the function and Powertools read."""
+
+    remaining_ms: int = 60_000
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    function_name: str = "supertonic-tts"
+    function_version: str = "$LATEST"
+    memory_limit_in_mb: str = "2048"
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:supertonic-tts"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.remaining_ms
+
+
+# --- events ------------------------------------------------------------------------------------------
+
+
+def event_files() -> list[Path]:
+    return sorted(p for p in EVENTS_DIR.glob("*.json") if not p.name.endswith(EXPECT_SUFFIX))
+
+
+def expectations(path: Path) -> dict[str, Any]:
+    sidecar = path.with_name(path.stem + EXPECT_SUFFIX)
+    return json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
+
+
+def load_event(name_or_path: str | Path, s3_client: Any | None = None) -> dict[str, Any]:
+    """An event from ``events/``; its ``_s3_object`` is stored first and the record's size/eTag made real."""
+    path = Path(name_or_path) if isinstance(name_or_path, Path) else EVENTS_DIR / f"{name_or_path}.json"
+    event = json.loads(path.read_text(encoding="utf-8"))
+    seed = event.pop(SEED_KEY, None)
+    if seed is not None and s3_client is not None:
+        body = seed["text"].encode("utf-8") if "text" in seed else (path.parent / seed["file"]).read_bytes()
+        record = event["Records"][0]["s3"]
+        from urllib.parse import unquote_plus
+
+        s3_client.put_object(Bucket=record["bucket"]["name"], Key=unquote_plus(record["object"]["key"]), Body=body)
+        record["object"]["size"] = len(body)
+        record["object"]["eTag"] = hashlib.md5(body).hexdigest()
+    return event
+
+
+@dataclass(frozen=True)
+class HttpAnswer:
+    """A handler result read the way a function URL turns it into HTTP."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    @classmethod
+    def of(cls, result: Any) -> "HttpAnswer":
+        if isinstance(result, dict) and "statusCode" in result:
+            raw = result.get("body") or ""
+            body = base64.b64decode(raw) if result.get("isBase64Encoded") else raw.encode("utf-8")
+            return cls(result["statusCode"], {k.lower(): v for k, v in result.get("headers", {}).items()}, body)
+        # Anything else is a 200 JSON document (what a function URL does with a plain result).
+        return cls(200, {"content-type": "application/json"}, json.dumps(result).encode("utf-8"))
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "")
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def audio_info(data: bytes) -> Any:
+    """Sample rate, frames and duration read from the encoded bytes themselves."""
+    import soundfile
+
+    return soundfile.info(io.BytesIO(data))
+
+
+def fetch(url: str) -> bytes:
+    """GET a (presigned) URL over real HTTP."""
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read()
