@@ -12,9 +12,8 @@ import json
 import os
 import time
 
-import numpy as np
-import soundfile as sf
-
+# numpy and soundfile are imported where they are used: a light init keeps cold starts short,
+# so tests can use timeouts of a second or two without the init eating them.
 SAMPLE_RATE = 16_000
 
 
@@ -40,6 +39,8 @@ def sleep(event, context):
 
 def allocate(event, context):
     """Allocates and touches ``mb`` MiB, so the pages really count against the memory limit."""
+    import numpy as np
+
     block = np.ones(int(event["mb"]) * 1024 * 1024, dtype=np.uint8)
     return {"allocated_mb": int(block.size / 1024 / 1024), "pid": os.getpid()}
 
@@ -50,6 +51,9 @@ def oversized(event, context):
 
 
 def _tone_wav(seconds: float) -> bytes:
+    import numpy as np
+    import soundfile as sf
+
     t = np.arange(int(seconds * SAMPLE_RATE)) / SAMPLE_RATE
     buffer = io.BytesIO()
     sf.write(buffer, (0.2 * np.sin(2 * np.pi * 440 * t)).astype(np.float32), SAMPLE_RATE, format="WAV")
@@ -57,7 +61,9 @@ def _tone_wav(seconds: float) -> bytes:
 
 
 def url_tone(event, context):
-    """A function-URL handler: POST {"seconds": s} answers a WAV tone, anything else 400."""
+    """A function-URL handler: POST {"seconds": s} answers a WAV tone, /crash raises, anything else 400."""
+    if event["rawPath"] == "/crash":
+        raise RuntimeError("crashed on request")
     body = event.get("body") or ""
     if event.get("isBase64Encoded"):
         body = base64.b64decode(body).decode()
@@ -95,3 +101,16 @@ def s3_tone(event, context):
                       Body=json.dumps({"source": f"s3://{bucket}/{key}", "audio": audio_key}))
         written.append(audio_key)
     return {"written": written}
+
+
+def by_action(event, context):
+    """One handler for a whole replay: ``{"action": "tone" | "sleep" | "allocate" | "fail" | "oversized", ...}``."""
+    action = event["action"]
+    if action == "tone":
+        return {
+            "statusCode": 200,
+            "headers": {"content-type": "audio/wav"},
+            "isBase64Encoded": True,
+            "body": base64.b64encode(_tone_wav(float(event["seconds"]))).decode(),
+        }
+    return {"sleep": sleep, "allocate": allocate, "fail": fail, "oversized": oversized}[action](event, context)

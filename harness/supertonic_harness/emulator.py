@@ -1,0 +1,201 @@
+"""``supertonic-lambda emulate``: the function served locally, as Lambda would run it, on loopback.
+
+Two fronts reach the same RIE-run function:
+
+* RIE's own Invoke API, ``POST http://127.0.0.1:<rie-port>/2015-03-31/functions/function/invocations``
+  (the AWS documentation's curl examples work against it, with any event JSON);
+* a function URL, ``http://127.0.0.1:<port>/``: each HTTP request becomes a payload 2.0 event and
+  the handler's answer becomes the HTTP response, so
+  ``curl -X POST localhost:8000/ -d '{"text":"안녕하세요"}' -o out.wav`` works.
+
+With the template's buckets in moto's S3, ``--upload notes.txt`` stores the file where the S3
+trigger listens and invokes the function with the matching S3 event.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from .furl import INTERNAL_ERROR, HttpResponse, http_to_event, result_to_http
+from .local import LocalFunction, add_function_arguments, start_local_function
+from .outcome import Outcome
+from .rie import LOOPBACK, RieNotFound
+from .sandbox import Invocation
+from .template import S3Trigger
+
+DEFAULT_PORT = 8000
+DEFAULT_RIE_PORT = 9000
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "emulate",
+        help="serve the function locally through the Lambda emulator (Invoke API + function URL)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_function_arguments(parser)
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"function URL port (default {DEFAULT_PORT})")
+    parser.add_argument("--rie-port", type=int, default=DEFAULT_RIE_PORT,
+                        help=f"RIE Invoke API port (default {DEFAULT_RIE_PORT}, as in the AWS docs)")
+    parser.add_argument("--upload", type=Path, action="append", default=[], metavar="FILE",
+                        help="upload FILE to the S3 trigger's bucket and invoke with its S3 event (repeatable)")
+    parser.add_argument("--no-serve", action="store_true", help="exit after the uploads instead of serving")
+    parser.add_argument("--verbose", action="store_true", help="also echo RIE's own INFO lines")
+    parser.set_defaults(func=run)
+
+
+def summarize(invocation: Invocation, response: HttpResponse | None = None) -> str:
+    """One line per invocation: outcome, answer, cold start, durations, memory."""
+    parts = [invocation.outcome.value]
+    if response is not None:
+        parts.append(f"{response.status} {response.header('content-type') or ''}".strip())
+    if invocation.cold_start:
+        parts.append(f"cold start, init {invocation.init_ms or 0:.0f} ms")
+    if invocation.duration_ms is not None:
+        parts.append(f"{invocation.duration_ms:.0f} ms (billed {invocation.billed_ms} ms)")
+    memory = f"peak RSS {invocation.peak_rss_mb:.0f} MB"
+    if invocation.cgroup_peak_mb is not None:
+        memory += f", cgroup {invocation.cgroup_peak_mb:.0f} MB"
+    parts.append(memory)
+    if invocation.error_type:
+        parts.append(f"{invocation.error_type}: {invocation.error_message}")
+    return "; ".join(parts)
+
+
+def function_url_response(invocation: Invocation) -> HttpResponse:
+    """What the function URL answers for one invocation: the handler's response, or a 502."""
+    if invocation.outcome is not Outcome.SUCCESS:
+        return INTERNAL_ERROR
+    response = result_to_http(invocation.result())
+    if invocation.request_id:
+        response.headers.append(("x-amzn-requestid", invocation.request_id))
+    return response
+
+
+class FunctionUrlServer(ThreadingHTTPServer):
+    """An HTTP server on loopback whose every request invokes the function as its function URL."""
+
+    daemon_threads = True
+
+    def __init__(self, local: LocalFunction, port: int = 0, log=print) -> None:
+        self.local = local
+        self.log = log
+        super().__init__((LOOPBACK, port), _FunctionUrlHandler)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.server_address[1]}/"
+
+    def start(self) -> FunctionUrlServer:
+        self._thread = threading.Thread(target=self.serve_forever, name="function-url", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+        if self._thread is not None:
+            self._thread.join(5)
+
+
+class _FunctionUrlHandler(BaseHTTPRequestHandler):
+    server: FunctionUrlServer
+    protocol_version = "HTTP/1.1"
+
+    def _invoke(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        event = http_to_event(
+            self.command,
+            self.path,
+            self.headers.items(),
+            body,
+            source_ip=self.client_address[0],
+            region=self.server.local.sandbox.function.region,
+        )
+        invocation = self.server.local.sandbox.invoke(event)
+        response = function_url_response(invocation)
+        self.server.log(f"{self.command} {self.path}: {summarize(invocation, response)}")
+        self.send_response(response.status)
+        for name, value in response.headers:
+            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
+                self.send_header(name, value)
+        self.send_header("content-length", str(len(response.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(response.body)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _invoke
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silenced: ``_invoke`` logs one richer line per request."""
+
+
+def upload_and_invoke(local: LocalFunction, path: Path, trigger: S3Trigger) -> tuple[dict, Invocation, list[str]]:
+    """Upload ``path`` where ``trigger`` fires, invoke with that S3 event; returns what was written."""
+    if local.s3 is None:
+        raise ValueError("uploads need the local S3 server; drop --no-s3")
+    event = local.s3.upload_file(path, trigger.bucket, trigger.key_for(path.name))
+    before = local.s3.keys()
+    invocation = local.sandbox.invoke(event)
+    written = [f"s3://{o.bucket}/{o.key}" for o in local.s3.written_since(before)]
+    return event, invocation, written
+
+
+def run(args: argparse.Namespace) -> int:
+    def echo(line: str) -> None:
+        if args.verbose or "(rapid)" not in line:
+            print(line, file=sys.stderr, flush=True)
+
+    try:
+        local = start_local_function(args, rie_port=args.rie_port, echo=echo, need_s3=bool(args.upload))
+    except (RieNotFound, FileNotFoundError, OSError, ValueError) as error:
+        print(f"supertonic-lambda emulate: {error}", file=sys.stderr)
+        return 2
+    with local:
+        limits = local.limits
+        print(f"profile {limits.profile.describe()}; limits {limits.mode}: {limits.detail}")
+        print(f"model: {local.model_kind}{' at ' + str(local.model_dir) if local.model_dir else ''}")
+        for note in local.notes:
+            print(f"note: {note}")
+        if local.s3 is not None:
+            print(f"S3 (moto): {local.s3.endpoint_url}")
+        status = _uploads(local, args.upload)
+        if args.no_serve:
+            return status
+        server = FunctionUrlServer(local, args.port).start()
+        print(f"Invoke API: curl {local.sandbox.invoke_url} -d '{{}}'")
+        print(f"function URL: curl -X POST {server.url} -d '{{\"text\":\"안녕하세요\"}}' -o out.wav")
+        print("Ctrl-C to stop", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.stop()
+    return 0
+
+
+def _uploads(local: LocalFunction, paths: list[Path]) -> int:
+    """Upload and invoke each file; 1 if any invocation failed or no S3 trigger exists."""
+    if not paths:
+        return 0
+    if not local.triggers:
+        print("--upload needs an S3 event in the template (Events: Type: S3)", file=sys.stderr)
+        return 1
+    status = 0
+    for path in paths:
+        event, invocation, written = upload_and_invoke(local, path, local.triggers[0])
+        key = event["Records"][0]["s3"]["object"]["key"]
+        print(f"upload {path} -> s3://{local.triggers[0].bucket}/{key}: {summarize(invocation)}")
+        for uri in written:
+            print(f"  wrote {uri}")
+        status |= invocation.outcome is not Outcome.SUCCESS
+    return status

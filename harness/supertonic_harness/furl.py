@@ -1,0 +1,129 @@
+"""A Lambda function URL in front of the emulator: HTTP request -> payload 2.0 event -> HTTP response.
+
+The event has the shape Lambda sends for function URLs (``version`` "2.0", lowercase header names,
+cookies split out, duplicate query parameters comma-joined, a base64 body unless the content type
+is text). The handler's answer becomes HTTP the way Lambda does it: ``statusCode``/``headers``/
+``cookies``/``body`` (base64-decoded when ``isBase64Encoded``); any other JSON value is a 200
+``application/json`` body; a failed invocation is a 502.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+URL_ID = "supertoniclocal"
+ACCOUNT_ID = "123456789012"
+_TEXT_TYPES = ("application/json", "application/xml", "application/javascript")
+
+
+def is_text(content_type: str | None) -> bool:
+    """Whether a function URL passes a body of this type as text rather than base64."""
+    if not content_type:
+        return False
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media.startswith("text/") or media in _TEXT_TYPES or media.endswith(("+json", "+xml"))
+
+
+def http_to_event(
+    method: str,
+    target: str,
+    headers: Iterable[tuple[str, str]],
+    body: bytes,
+    *,
+    source_ip: str = "127.0.0.1",
+    region: str = "us-east-1",
+    now: float | None = None,
+) -> dict[str, Any]:
+    """The payload 2.0 event Lambda builds from one HTTP request (``target`` = path?query)."""
+    now = time.time() if now is None else now
+    path, _, query = target.partition("?")
+    merged: dict[str, str] = {}
+    cookies: list[str] = []
+    for name, value in headers:
+        name = name.lower()
+        if name == "cookie":
+            cookies.extend(c.strip() for c in value.split(";") if c.strip())
+            continue
+        merged[name] = f"{merged[name]},{value}" if name in merged else value
+    params: dict[str, str] = {}
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        params[key] = f"{params[key]},{value}" if key in params else value
+    body_text: str | None = None
+    if is_text(merged.get("content-type")):
+        try:
+            body_text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    encoded = body_text is None
+    if encoded:
+        body_text = base64.b64encode(body).decode("ascii")
+    domain = f"{URL_ID}.lambda-url.{region}.on.aws"
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": path or "/",
+        "rawQueryString": query,
+        "headers": merged,
+        "requestContext": {
+            "accountId": "anonymous",
+            "apiId": URL_ID,
+            "domainName": domain,
+            "domainPrefix": URL_ID,
+            "http": {
+                "method": method.upper(),
+                "path": path or "/",
+                "protocol": "HTTP/1.1",
+                "sourceIp": source_ip,
+                "userAgent": merged.get("user-agent", ""),
+            },
+            "requestId": str(uuid.uuid4()),
+            "routeKey": "$default",
+            "stage": "$default",
+            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
+            "timeEpoch": int(now * 1000),
+        },
+        "isBase64Encoded": encoded,
+    }
+    if cookies:
+        event["cookies"] = cookies
+    if params:
+        event["queryStringParameters"] = params
+    if body:
+        event["body"] = body_text
+    return event
+
+
+@dataclass
+class HttpResponse:
+    status: int
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: bytes = b""
+
+    def header(self, name: str) -> str | None:
+        for key, value in self.headers:
+            if key.lower() == name.lower():
+                return value
+        return None
+
+
+INTERNAL_ERROR = HttpResponse(502, [("content-type", "application/json")], b'{"Message":"Internal Server Error"}')
+
+
+def result_to_http(result: Any) -> HttpResponse:
+    """The HTTP response a function URL makes of a handler's return value."""
+    if not (isinstance(result, dict) and "statusCode" in result):
+        return HttpResponse(200, [("content-type", "application/json")], json.dumps(result).encode())
+    headers = [(str(k), str(v)) for k, v in (result.get("headers") or {}).items()]
+    headers += [("set-cookie", str(c)) for c in result.get("cookies") or []]
+    body = result.get("body") or ""
+    if not isinstance(body, str):
+        body = json.dumps(body)
+    raw = base64.b64decode(body) if result.get("isBase64Encoded") else body.encode("utf-8")
+    return HttpResponse(int(result["statusCode"]), headers, raw)

@@ -1,0 +1,147 @@
+"""What both ``emulate`` and ``replay`` set up: the function's spec, its model, its S3, its limits.
+
+The command-line options they share are defined here once (``add_function_arguments``), and
+``LocalFunction`` turns them into a running sandbox: the template's buckets in moto's S3, the
+template's environment, the chosen model, RIE inside the profile's limits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .limits import MODES, PROFILES, Limits, Profile, open_limits, resolve_profile
+from .rie import DEFAULT_HANDLER, REPO_ROOT, FunctionSpec
+from .s3 import LocalS3
+from .sandbox import Sandbox
+from .template import DEFAULT_TEMPLATE, S3Trigger, Template
+
+ENV_MODEL_DIR = "SUPERTONIC_MODEL_DIR"
+STANDIN_SIZES = ("tiny", "full")
+DEFAULT_TIMEOUT_S = 60
+
+
+def add_function_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options for the function, its model and its limits (shared by every command that runs it)."""
+    group = parser.add_argument_group("function and limits")
+    group.add_argument("--profile", default="2vcpu-2gb", choices=[*PROFILES, "custom"],
+                       help="CPU and memory profile (default: 2vcpu-2gb; lambda-2048 = Lambda's CPU share at 2048 MB)")
+    group.add_argument("--cpus", type=float, help="custom vCPU share, fractional allowed (overrides the profile)")
+    group.add_argument("--memory-mb", type=int, help="custom memory size in MB (overrides the profile)")
+    group.add_argument("--limit-mode", default="auto", choices=MODES,
+                       help="auto: cgroups where writable, else affinity + RSS sampling")
+    group.add_argument("--model", help="tiny | full (a generated stand-in: noise, not speech) | a model DIR; "
+                       f"default: the function's own (${ENV_MODEL_DIR} or its built-in choice)")
+    group.add_argument("--handler", default=DEFAULT_HANDLER, help=f"module.function (default: {DEFAULT_HANDLER})")
+    group.add_argument("--task-root", type=Path, default=REPO_ROOT / "handler",
+                       help="directory the handler is imported from (Lambda's /var/task)")
+    group.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE,
+                       help="SAM template for buckets, environment and timeout (skipped if missing)")
+    group.add_argument("--timeout", type=int, help=f"function timeout in s (default: the template's, else {DEFAULT_TIMEOUT_S})")
+    group.add_argument("--no-s3", action="store_true", help="do not start the local S3 (moto) server")
+
+
+def profile_from_args(args: argparse.Namespace) -> Profile:
+    return resolve_profile(args.profile, cpus=args.cpus, memory_mb=args.memory_mb)
+
+
+def resolve_model(choice: str | None) -> tuple[Path | None, str]:
+    """(model directory, kind) for ``--model``: a stand-in size, a directory, or None for the default."""
+    if choice is None:
+        explicit = os.environ.get(ENV_MODEL_DIR)
+        return (Path(explicit), "directory") if explicit else (None, "function default")
+    if choice in STANDIN_SIZES:
+        from supertonic_engine.standin import ensure_standin
+
+        return ensure_standin(choice), f"stand-in ({choice})"
+    path = Path(choice).expanduser()
+    if not path.is_dir():
+        raise FileNotFoundError(f"--model {choice}: not tiny, full, or an existing model directory")
+    return path.resolve(), "directory"
+
+
+@dataclass
+class LocalFunction:
+    """A running local function: sandbox, limits, S3 and what they were made from."""
+
+    sandbox: Sandbox
+    limits: Limits
+    s3: LocalS3 | None
+    triggers: list[S3Trigger]
+    model_dir: Path | None
+    model_kind: str
+    notes: list[str]
+    _stack: ExitStack
+
+    def describe(self) -> dict[str, Any]:
+        function = self.sandbox.function
+        return {
+            "handler": function.handler,
+            "task_root": str(function.task_root),
+            "timeout_s": function.timeout_s,
+            "memory_mb": function.memory_mb,
+            "rie": str(self.sandbox.rie.binary),
+            "s3_endpoint": self.s3.endpoint_url if self.s3 else None,
+            "notes": self.notes,
+        }
+
+    def close(self) -> None:
+        self._stack.close()
+
+    def __enter__(self) -> LocalFunction:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def start_local_function(
+    args: argparse.Namespace,
+    *,
+    rie_port: int | None = None,
+    echo=None,
+    need_s3: bool = False,
+) -> LocalFunction:
+    """Start everything ``args`` (from ``add_function_arguments``) describes; close() undoes it all."""
+    notes: list[str] = []
+    environment: dict[str, str] = {}
+    timeout_s = args.timeout
+    triggers: list[S3Trigger] = []
+    buckets: list[str] = []
+    if args.template and Path(args.template).is_file():
+        template = Template.load(args.template)
+        config = template.function()
+        environment.update(config.environment)
+        timeout_s = timeout_s or config.timeout_s
+        triggers = config.s3_triggers
+        buckets = list(template.buckets().values())
+        notes += [f"template: could not resolve {what}" for what in template.unresolved]
+    elif args.template:
+        notes.append(f"template {args.template} not found: no buckets or environment from it")
+    model_dir, model_kind = resolve_model(args.model)
+    if model_dir is not None:
+        environment[ENV_MODEL_DIR] = str(model_dir)
+
+    stack = ExitStack()
+    try:
+        s3 = None
+        if not args.no_s3 and (buckets or need_s3):
+            s3 = stack.enter_context(LocalS3())
+            s3.create_buckets(buckets)
+            environment.update(s3.function_environment())
+        function = FunctionSpec(
+            handler=args.handler,
+            task_root=Path(args.task_root).resolve(),
+            timeout_s=timeout_s or DEFAULT_TIMEOUT_S,
+            environment=environment,
+        )
+        limits = stack.enter_context(open_limits(profile_from_args(args), args.limit_mode))
+        sandbox = stack.enter_context(Sandbox(function, limits, rie_port=rie_port, echo=echo))
+    except BaseException:
+        stack.close()
+        raise
+    return LocalFunction(sandbox, limits, s3, triggers, model_dir, model_kind, notes, stack)

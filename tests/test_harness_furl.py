@@ -1,0 +1,113 @@
+"""The function-URL front: HTTP request -> payload 2.0 event -> handler -> HTTP response."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+import soundfile as sf
+from harness_fixtures.support import FIXTURES, function_args
+from supertonic_harness.emulator import FunctionUrlServer
+from supertonic_harness.furl import http_to_event, is_text, result_to_http
+from supertonic_harness.local import start_local_function
+
+
+def test_request_becomes_a_payload_2_event():
+    event = http_to_event(
+        "post",
+        "/v1/tts?voice=F1&voice=M1&empty=",
+        [("Content-Type", "application/json"), ("X-Trace", "a"), ("x-trace", "b"), ("Cookie", "a=1; b=2")],
+        '{"text": "안녕하세요"}'.encode(),
+        now=1_700_000_000.5,
+    )
+    assert event["version"] == "2.0" and event["routeKey"] == "$default"
+    assert event["rawPath"] == "/v1/tts"
+    assert event["rawQueryString"] == "voice=F1&voice=M1&empty="
+    assert event["queryStringParameters"] == {"voice": "F1,M1", "empty": ""}
+    assert event["headers"] == {"content-type": "application/json", "x-trace": "a,b"}
+    assert event["cookies"] == ["a=1", "b=2"]
+    assert event["isBase64Encoded"] is False
+    assert json.loads(event["body"]) == {"text": "안녕하세요"}
+    context = event["requestContext"]
+    assert context["http"]["method"] == "POST" and context["http"]["path"] == "/v1/tts"
+    assert context["domainName"].endswith(".lambda-url.us-east-1.on.aws")
+    assert context["timeEpoch"] == 1_700_000_000_500
+
+
+def test_non_text_bodies_arrive_base64_encoded():
+    raw = b"\x00\xffRIFF"
+    event = http_to_event("POST", "/", [("content-type", "application/octet-stream")], raw)
+    assert event["isBase64Encoded"] is True and base64.b64decode(event["body"]) == raw
+    bare = http_to_event("GET", "/", [], b"")
+    assert "body" not in bare and "queryStringParameters" not in bare and "cookies" not in bare
+
+
+@pytest.mark.parametrize(
+    ("content_type", "text"),
+    [("application/json; charset=utf-8", True), ("text/plain", True), ("application/ld+json", True),
+     ("application/x-www-form-urlencoded", False), ("audio/wav", False), (None, False)],
+)
+def test_which_bodies_are_text(content_type, text):
+    assert is_text(content_type) is text
+
+
+def test_handler_response_becomes_http():
+    response = result_to_http(
+        {"statusCode": 201, "headers": {"Content-Type": "audio/wav"}, "cookies": ["s=1"],
+         "isBase64Encoded": True, "body": base64.b64encode(b"RIFF").decode()}
+    )
+    assert response.status == 201 and response.body == b"RIFF"
+    assert response.header("content-type") == "audio/wav"
+    assert ("set-cookie", "s=1") in response.headers
+    # Without statusCode, Lambda answers 200 with the JSON value as the body.
+    plain = result_to_http({"ok": True})
+    assert (plain.status, plain.header("content-type"), json.loads(plain.body)) == (200, "application/json", {"ok": True})
+
+
+@pytest.fixture(scope="module")
+def url_server():
+    args = function_args("--handler", "sample_functions.url_tone", "--task-root", str(FIXTURES),
+                         "--template", "none", "--timeout", "5")
+    with start_local_function(args) as local:
+        server = FunctionUrlServer(local, log=lambda line: None).start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+def _post(url, body, content_type):
+    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def test_http_request_through_the_function_url_returns_decodable_audio(url_server):
+    status, headers, body = _post(url_server.url + "speak?x=1", b'{"seconds": 0.5}', "application/json")
+    assert status == 200, body
+    assert headers["content-type"] == "audio/wav"
+    assert headers["x-sample-path"] == "/speak"
+    assert headers["Set-Cookie"] == "sample=1"
+    audio, rate = sf.read(io.BytesIO(body))
+    assert rate == 16_000 and len(audio) == 8_000
+
+
+def test_curl_style_form_post_reaches_the_handler_base64_encoded(url_server):
+    # curl -d sends application/x-www-form-urlencoded: the handler must decode base64.
+    status, _, body = _post(url_server.url, b'{"seconds": 0.25}', "application/x-www-form-urlencoded")
+    assert status == 200
+    assert sf.info(io.BytesIO(body)).duration == pytest.approx(0.25)
+
+
+def test_handler_answers_pass_through_and_failures_become_502(url_server):
+    status, _, body = _post(url_server.url, b"not json", "text/plain")
+    assert status == 400 and "seconds" in json.loads(body)["error"]
+    status, _, body = _post(url_server.url + "crash", b"{}", "application/json")
+    assert status == 502 and json.loads(body) == {"Message": "Internal Server Error"}

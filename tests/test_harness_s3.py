@@ -1,0 +1,65 @@
+"""The template's buckets in moto's S3 server, and a local text file turned into an upload + S3 event."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+import soundfile as sf
+from harness_fixtures.support import FIXTURES, TEMPLATE, function_args
+from supertonic_harness.emulator import upload_and_invoke
+from supertonic_harness.local import start_local_function
+from supertonic_harness.outcome import Outcome
+from supertonic_harness.s3 import s3_put_event
+from supertonic_harness.template import S3Trigger, Template
+
+
+def test_template_names_buckets_environment_and_trigger():
+    template = Template.load(TEMPLATE)
+    assert template.buckets() == {
+        "InputBucket": "sample-in-123456789012-us-east-1",
+        "OutputBucket": "supertonic-local-outputbucket",
+    }
+    function = template.function()
+    assert function.logical_id == "SampleFunction"
+    assert (function.memory_mb, function.timeout_s) == (2048, 7)  # own MemorySize, Globals' Timeout
+    assert function.environment == {
+        "SAMPLE_STAGE": "test",
+        "SAMPLE_OUTPUT_BUCKET": "supertonic-local-outputbucket",
+        "SAMPLE_OUTPUT_ARN": "arn:aws:s3:::supertonic-local-outputbucket",
+        "SAMPLE_JOINED": "test-x",
+    }
+    assert template.unresolved == ["environment variable SAMPLE_UNKNOWN"]
+    assert function.s3_triggers == [S3Trigger("sample-in-123456789012-us-east-1", "input/", ".txt")]
+
+
+@pytest.mark.parametrize(("filename", "key"), [("a.txt", "input/a.txt"), ("notes.md", "input/notes.md.txt")])
+def test_trigger_keys_match_the_filter(filename, key):
+    assert S3Trigger("b", "input/", ".txt").key_for(filename) == key
+
+
+def test_s3_event_encodes_the_key_as_s3_does():
+    record = s3_put_event("bkt", "input/my story.txt", 12, '"abc"')["Records"][0]
+    assert record["eventSource"] == "aws:s3" and record["eventName"] == "ObjectCreated:Put"
+    assert record["s3"]["object"] == {**record["s3"]["object"], "key": "input/my+story.txt", "size": 12, "eTag": "abc"}
+    assert record["s3"]["bucket"]["arn"] == "arn:aws:s3:::bkt"
+
+
+def test_uploaded_text_file_produces_audio_and_manifest_through_moto(tmp_path):
+    text_file = tmp_path / "three words here.txt"
+    text_file.write_text("three words here", encoding="utf-8")
+    args = function_args("--handler", "sample_functions.s3_tone", "--task-root", str(FIXTURES),
+                         "--template", str(TEMPLATE), "--model", str(tmp_path))
+    with start_local_function(args) as local:
+        assert local.sandbox.function.timeout_s == 7
+        event, invocation, written = upload_and_invoke(local, text_file, local.triggers[0])
+        assert invocation.outcome is Outcome.SUCCESS, invocation.log_lines[-10:]
+        out = "s3://supertonic-local-outputbucket/audio/input/three words here"
+        assert written == [f"{out}.json", f"{out}.wav"]
+        audio = local.s3.fetch("supertonic-local-outputbucket", "audio/input/three words here.wav")
+        manifest = local.s3.fetch("supertonic-local-outputbucket", "audio/input/three words here.json")
+    assert event["Records"][0]["s3"]["object"]["key"] == "input/three+words+here.txt"
+    assert audio.content_type == "audio/wav"
+    assert sf.info(io.BytesIO(audio.body)).duration == pytest.approx(3.0)
+    assert json.loads(manifest.body)["source"] == "s3://sample-in-123456789012-us-east-1/input/three words here.txt"
