@@ -1,0 +1,220 @@
+"""``supertonic-lambda replay EVENTS...``: every event through RIE under a profile, measured and checked.
+
+    supertonic-lambda replay events/ --profile lambda-2048 --model tiny --report out/report.json
+
+Prints a table (cold start, durations, RTF, peak RSS per invocation), writes the JSON report, a
+PNG chart beside it and the output audio into ``<report>-audio/``, and exits 1 when an
+expectation or the profile's budget is broken (2 when the run itself could not start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import sys
+from pathlib import Path
+
+from .events import EventError, Expectation, ReplayEvent, collect
+from .furl import INTERNAL_ERROR, result_to_http
+from .local import LocalFunction, add_function_arguments, start_local_function
+from .outcome import Outcome
+from .report import BUDGET_JUDGED_ON, Progress, Record, Report, header, table, write_chart
+from .rie import RieNotFound
+from .sandbox import Invocation
+
+AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".opus")
+LOG_TAIL_LINES = 15
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "replay",
+        help="replay event files through the Lambda emulator under CPU/memory limits and report",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("events", nargs="+", help="event files, directories of *.json, or globs")
+    add_function_arguments(parser)
+    parser.add_argument("--repeat", type=int, default=1, help="replay the whole list N times (default 1)")
+    parser.add_argument("--report", type=Path, help="write the JSON report here, the chart beside it (.png)")
+    parser.add_argument("--audio-dir", type=Path, help="save output audio here (default: <report>-audio/)")
+    parser.add_argument("--max-rtf", type=float, help="budget: fail any successful invocation slower than this RTF")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        events = collect(args.events)
+        if args.repeat < 1:
+            raise EventError("--repeat must be at least 1")
+        need_s3 = any(event.seed is not None or "Records" in event.payload for event in events)
+        with start_local_function(args, need_s3=need_s3) as local:
+            report = replay(local, events, repeat=args.repeat, max_rtf=args.max_rtf,
+                            audio_dir=_audio_dir(args), progress=Progress(args.repeat * len(events)))
+    except (EventError, RieNotFound, FileNotFoundError, OSError, ValueError) as error:
+        print(f"supertonic-lambda replay: {error}", file=sys.stderr)
+        return 2
+    print(header(report))
+    print(table(report.records))
+    if args.report:
+        report.write_json(args.report)
+        chart = args.report.with_suffix(".png")
+        write_chart(report, chart)
+        print(f"report {args.report}, chart {chart}")
+    return 0 if report.passed else 1
+
+
+def _audio_dir(args: argparse.Namespace) -> Path | None:
+    if args.audio_dir:
+        return args.audio_dir
+    if args.report:
+        return args.report.with_name(args.report.stem + "-audio")
+    return None
+
+
+def replay(
+    local: LocalFunction,
+    events: list[ReplayEvent],
+    *,
+    repeat: int = 1,
+    max_rtf: float | None = None,
+    audio_dir: Path | None = None,
+    progress: Progress | None = None,
+) -> Report:
+    """Run ``events`` in order, ``repeat`` times, and return the checked report."""
+    limits = local.limits
+    report = Report(
+        profile={"name": limits.profile.name, "cpus": limits.profile.cpus, "memory_mb": limits.profile.memory_mb},
+        limits={"mode": limits.mode, "detail": limits.detail, "skipped": limits.skipped},
+        budget={"memory_mb": limits.profile.memory_mb, "judged_on": BUDGET_JUDGED_ON, "max_rtf": max_rtf},
+        model={"kind": local.model_kind, "dir": str(local.model_dir) if local.model_dir else None},
+        function=local.describe(),
+    )
+    total = repeat * len(events)
+    for round_index in range(repeat):
+        for event in events:
+            index = len(report.records) + 1
+            if progress:
+                progress.update(index - 1, event.name)
+            record = _replay_one(local, event, index, round_index, audio_dir)
+            record.failures = check(record, event.expect, memory_mb=limits.profile.memory_mb, max_rtf=max_rtf)
+            report.records.append(record)
+    if progress:
+        progress.update(total, "done")
+        progress.close()
+    return report
+
+
+def _replay_one(local: LocalFunction, event: ReplayEvent, index: int, round_index: int,
+                audio_dir: Path | None) -> Record:
+    payload = dict(event.payload)
+    before = set()
+    if local.s3 is not None:
+        if event.seed is not None:
+            local.s3.create_buckets([event.seed.bucket])
+            fresh = local.s3.put(event.seed.bucket, event.seed.key, event.seed.body)
+            payload = _with_object_metadata(payload, fresh)
+        before = local.s3.keys()
+    invocation = local.sandbox.invoke(payload)
+    record = _record(invocation, event, index, round_index)
+    audio: list[tuple[str, bytes]] = []
+    if invocation.outcome is Outcome.SUCCESS:
+        http = result_to_http(invocation.result())
+        record.status = http.status
+        record.content_type = http.header("content-type")
+        if (record.content_type or "").startswith("audio/"):
+            audio.append((_extension(record.content_type), http.body))
+    if local.s3 is not None:
+        for stored in local.s3.written_since(before):
+            if stored.content_type.startswith("audio/") or stored.key.endswith(AUDIO_EXTENSIONS):
+                audio.append((Path(stored.key).suffix or _extension(stored.content_type), stored.body))
+    _measure_audio(record, audio, audio_dir)
+    return record
+
+
+def _with_object_metadata(payload: dict, fresh_event: dict) -> dict:
+    """The event with the stored object's real size and eTag (the file may differ from the sample)."""
+    records = [dict(r) for r in payload["Records"]]
+    s3 = dict(records[0]["s3"])
+    fresh_object = fresh_event["Records"][0]["s3"]["object"]
+    s3["object"] = {**s3["object"], "size": fresh_object["size"], "eTag": fresh_object["eTag"]}
+    records[0] = {**records[0], "s3": s3}
+    return {**payload, "Records": records}
+
+
+def _record(invocation: Invocation, event: ReplayEvent, index: int, round_index: int) -> Record:
+    failed = invocation.outcome is not Outcome.SUCCESS
+    return Record(
+        index=index,
+        event=event.name,
+        repeat=round_index,
+        outcome=invocation.outcome.value,
+        # A function URL turns every failed invocation into a 502, whatever RIE answered.
+        status=INTERNAL_ERROR.status if failed else None,
+        cold_start=invocation.cold_start,
+        init_ms=invocation.init_ms,
+        duration_ms=invocation.duration_ms,
+        billed_ms=invocation.billed_ms,
+        wall_ms=round(invocation.wall_ms, 1),
+        peak_rss_mb=round(invocation.peak_rss_mb, 1),
+        cgroup_peak_mb=None if invocation.cgroup_peak_mb is None else round(invocation.cgroup_peak_mb, 1),
+        error_type=invocation.error_type,
+        error_message=invocation.error_message,
+        log_tail=invocation.log_lines[-LOG_TAIL_LINES:] if failed else [],
+    )
+
+
+def _extension(content_type: str | None) -> str:
+    subtype = (content_type or "").split(";")[0].split("/")[-1].strip()
+    return {"mpeg": ".mp3", "x-wav": ".wav", "wave": ".wav"}.get(subtype, f".{subtype or 'bin'}")
+
+
+def _measure_audio(record: Record, audio: list[tuple[str, bytes]], audio_dir: Path | None) -> None:
+    """Decode every audio output (it must decode), add up its seconds, save it, compute the RTF."""
+    import soundfile
+
+    seconds = 0.0
+    for number, (extension, data) in enumerate(audio):
+        try:
+            seconds += soundfile.info(io.BytesIO(data)).duration
+        except RuntimeError as error:  # soundfile's LibsndfileError
+            record.failures.append(f"output audio does not decode: {error}")
+        if audio_dir is not None:
+            audio_dir.mkdir(parents=True, exist_ok=True)
+            suffix = f"-{number + 1}" if len(audio) > 1 else ""
+            name = f"{record.index:03d}-{_safe(record.event)}{suffix}{extension}"
+            (audio_dir / name).write_bytes(data)
+            record.audio_files.append(str(audio_dir / name))
+    if audio and seconds > 0:
+        record.audio_s = round(seconds, 3)
+        if record.duration_ms is not None:
+            # Handler time over audio time; a cold start's init is reported apart, as Lambda does.
+            record.rtf = round(record.duration_ms / 1000 / seconds, 4)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", name)
+
+
+def check(record: Record, expect: Expectation, *, memory_mb: int, max_rtf: float | None = None) -> list[str]:
+    """Broken expectations and budgets of one invocation, each as a sentence (empty = passed)."""
+    failures = list(record.failures)  # what was found while collecting the audio
+    if record.outcome != expect.outcome.value:
+        failures.append(f"expected outcome {expect.outcome.value}, got {record.outcome}")
+    if expect.status is not None and record.status != expect.status:
+        failures.append(f"expected status {expect.status}, got {record.status}")
+    if expect.content_type and not (record.content_type or "").startswith(expect.content_type):
+        failures.append(f"expected content type {expect.content_type}, got {record.content_type}")
+    rtf_limit = expect.max_rtf if expect.max_rtf is not None else max_rtf
+    if rtf_limit is not None and record.outcome == Outcome.SUCCESS.value:
+        if record.rtf is None:
+            failures.append(f"RTF budget {rtf_limit:g} set, but the invocation produced no audio to measure")
+        elif record.rtf > rtf_limit:
+            failures.append(f"RTF {record.rtf:.3f} is over the budget of {rtf_limit:g}")
+    # The memory budget holds whatever the expectations say: an expected OOM is still over budget.
+    if record.outcome == Outcome.OOM.value:
+        failures.append(f"over the memory budget: OOM-killed at {memory_mb} MB")
+    elif record.peak_rss_mb > memory_mb:
+        failures.append(f"over the memory budget: peak RSS {record.peak_rss_mb:.0f} MB > {memory_mb} MB")
+    return failures
