@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 
 from ..errors import InvalidParameter
 from .tags import tag_spans
@@ -101,7 +102,7 @@ def _pieces(text: str, separator: re.Pattern[str]) -> list[tuple[int, int]]:
     start = 0
     for match in separator.finditer(text):
         cut, resume = match.span()
-        if any(tag_start < cut < tag_end for tag_start, tag_end in tags):
+        if _tag_around(cut, tags) is not None:
             continue
         if cut > start:
             spans.append((start, cut))
@@ -129,12 +130,20 @@ def _hard_cut(text: str, max_chars: int) -> list[str]:
     start = 0
     while len(text) - start > max_chars:
         cut = start + max_chars
-        for tag_start, tag_end in tags:
-            if tag_start < cut < tag_end and tag_start > start:
-                cut = tag_start
+        tag_start = _tag_around(cut, tags)
+        if tag_start is not None and tag_start > start:
+            cut = tag_start
         while cut > start + 1 and unicodedata.combining(text[cut]):
             cut -= 1
         chunks.append(text[start:cut])
         start = cut
     chunks.append(text[start:])
     return chunks
+
+
+def _tag_around(position: int, tags: list[tuple[int, int]]) -> int | None:
+    """The start of the tag that ``position`` falls strictly inside, if any (``tags`` in text order)."""
+    index = bisect_left(tags, (position,)) - 1
+    if index >= 0 and tags[index][0] < position < tags[index][1]:
+        return tags[index][0]
+    return None
