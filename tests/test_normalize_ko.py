@@ -19,14 +19,13 @@ HANGUL = re.compile(r"[가-힣]")
 PUNCTUATION = set(" .,!?;:'\"()[]「」『』~-…/<>")
 
 
-def assert_reads_as_korean(text: str, *, latin: bool = False, digits: bool = False) -> None:
-    """Only Hangul and punctuation, plus Latin letters or digits where the case says so."""
+def assert_reads_as_korean(text: str, *, latin: bool = False) -> None:
+    """Only Hangul and punctuation, plus Latin letters where the case says so: no digit or symbol left."""
     for char in TAG.sub(" ", text):
         allowed = (
             HANGUL.match(char)
             or char in PUNCTUATION
             or (latin and char.isascii() and char.isalpha())
-            or (digits and char.isdigit())
         )
         assert allowed, f"{char!r} in {text!r}"
 

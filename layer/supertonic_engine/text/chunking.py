@@ -6,7 +6,8 @@ abbreviations that do not end a sentence), and sentences are packed into chunks 
 greedy way, so whenever every sentence fits the result is the official one, character for
 character. Only a sentence longer than the limit is cut further: after CJK sentence marks and
 closing quotes, then at clauses (``,;:`` and ``、，；：``), then at spaces, and as a last resort
-at the limit itself. No cut ever falls inside an inline tag such as ``<laugh>``.
+at the limit itself. No cut falls inside an inline tag such as ``<laugh>`` (tags hold no spaces
+or punctuation, and a cut at the limit moves back to the tag's start).
 """
 
 from __future__ import annotations

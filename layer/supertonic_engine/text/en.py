@@ -7,8 +7,18 @@ from __future__ import annotations
 
 import re
 
-from .numbers import NUMBER, en_cardinal, en_digits, en_number, en_ordinal, en_year, split_number
-from .rules import Rule, apply_rules
+from .numbers import (
+    DOTTED_NUMBER,
+    MINUS_SIGN,
+    WHOLE_NUMBER,
+    en_cardinal,
+    en_digits,
+    en_number,
+    en_ordinal,
+    en_year,
+    split_number,
+)
+from .rules import Rule, alternation, apply_rules
 
 MONTHS = (
     "January", "February", "March", "April", "May", "June",
@@ -51,17 +61,9 @@ CURRENCIES = {  # symbol -> (unit, units, subunit, subunits)
 # Words after which a four-digit number is a year: "in 1999", "since 2010".
 YEAR_CUES = "in since by from until till to through during before after around circa year early late mid".split()
 
-_NUM = rf"(?<!\d)(?:{NUMBER})(?!\d)"
 _MONTH = "|".join(sorted(MONTH_BY_NAME, key=len, reverse=True))
 _YEAR = r"1[1-9]\d\d|20\d\d"
 _MERIDIEM = r" ?(?P<meridiem>[AaPp])\.?[Mm]\.?"
-
-
-def _alternation(words) -> str:
-    return "|".join(
-        re.escape(w) + ("(?![A-Za-z])" if w[-1].isascii() and w[-1].isalpha() else "")
-        for w in sorted(words, key=len, reverse=True)
-    )
 
 
 def _ends_sentence(match: re.Match[str]) -> bool:
@@ -180,19 +182,19 @@ RULES: tuple[Rule, ...] = (
         rf"(?<![\d:])(?P<hour>\d{{1,2}}):(?P<minute>\d{{2}})(?::(?P<second>\d{{2}}))?(?:{_MERIDIEM})?(?![\w:])"
     ), _time),
     Rule("hour", re.compile(rf"(?<![\d:.,])(?P<hour>\d{{1,2}}){_MERIDIEM}(?!\w)"), _time),
-    Rule("currency", re.compile(rf"([$€£¥]) ?({_NUM})(?: (thousand|million|billion|trillion)\b)?"), _currency),
+    Rule("dotted number", re.compile(DOTTED_NUMBER),
+         lambda m: " dot ".join(en_number(part) for part in m.group().split("."))),
+    Rule("currency", re.compile(rf"([$€£¥]) ?({WHOLE_NUMBER})(?: (thousand|million|billion|trillion)\b)?"), _currency),
     Rule("decade", re.compile(r"(?<!\d)(\d{2,3}0)s\b"), lambda m: _plural(en_year(int(m.group(1))))),
     Rule("year range", re.compile(rf"(?<!\d)({_YEAR}) ?[-–] ?({_YEAR})(?!\d)"),
          lambda m: f"{en_year(int(m.group(1)))} to {en_year(int(m.group(2)))}"),
     Rule("year", re.compile(rf"(?i:\b({'|'.join(YEAR_CUES)})) ({_YEAR})(?!\d|,\d)"),
          lambda m: f"{m.group(1)} {en_year(int(m.group(2)))}"),
     Rule("ordinal", re.compile(r"(?<!\d)(\d+)(?:st|nd|rd|th)\b"), lambda m: en_ordinal(int(m.group(1)))),
-    Rule("negative sign", re.compile(r"(?<![\w.,])(?<!\d )[-−](?=\d)"), lambda m: "minus "),
+    Rule("negative sign", re.compile(MINUS_SIGN), lambda m: "minus "),
     Rule("range", re.compile(r"(?<=\d)(?:[-–~]| ?[–~] ?)(?=\d)"), lambda m: " to "),
-    Rule("unit", re.compile(rf"({_NUM})( ?(?:{_alternation(UNITS)}))"), _unit),
-    Rule("dotted number", re.compile(r"(?<![\d.])\d+(?:\.\d+){2,}(?!\.?\d)"),
-         lambda m: " dot ".join(en_number(part) for part in m.group().split("."))),
-    Rule("number", re.compile(_NUM), lambda m: en_number(m.group())),
+    Rule("unit", re.compile(rf"({WHOLE_NUMBER})( ?(?:{alternation(UNITS)}))"), _unit),
+    Rule("number", re.compile(WHOLE_NUMBER), lambda m: en_number(m.group())),
     Rule("percent sign", re.compile(r"%"), lambda m: " percent"),
     Rule("ampersand", re.compile(r" ?& ?"), lambda m: " and "),
 )

@@ -10,8 +10,17 @@ from __future__ import annotations
 
 import re
 
-from .numbers import NUMBER, ko_digits, ko_native, ko_number, ko_sino, split_number
-from .rules import Rule, apply_rules
+from .numbers import (
+    DOTTED_NUMBER,
+    MINUS_SIGN,
+    WHOLE_NUMBER,
+    ko_digits,
+    ko_native,
+    ko_number,
+    ko_sino,
+    split_number,
+)
+from .rules import Rule, alternation, apply_rules
 
 # Counters read with native numerals up to 99 (한 개, 두 시, 세 번째, 스무 살).
 NATIVE_COUNTERS = (
@@ -48,21 +57,12 @@ LETTER_NAMES = dict(zip(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
     "에이 비 씨 디 이 에프 지 에이치 아이 제이 케이 엘 엠 엔 오 피 큐 알 에스 티 유 브이 더블유 엑스 와이 제트".split(),
 ))
+# Currency symbol -> (unit, unit of its hundredths).
+CURRENCIES = {"₩": ("원", None), "$": ("달러", "센트"), "€": ("유로", "센트"), "£": ("파운드", "펜스"), "¥": ("엔", None)}
 SPECIAL_MONTHS = {6: "유월", 10: "시월"}  # 육월 and 십월 lose a consonant in speech and in writing
-LARGE_NUMBER_WORDS = {"조": 10**12, "억": 10**8, "만": 10**4, "천": 1000, "백": 100}
 
-
-def _alternation(words) -> str:
-    """Longest first, so 시간 wins over 시; Latin units may not run on into more letters (5ms is not 5m)."""
-    return "|".join(
-        re.escape(w) + ("(?![A-Za-z])" if w[-1].isascii() and w[-1].isalpha() else "")
-        for w in sorted(words, key=len, reverse=True)
-    )
-
-
-_NUM = rf"(?<!\d)(?:{NUMBER})(?!\d)"
-_COUNTER = _alternation(NATIVE_COUNTERS + SINO_COUNTERS)
-_UNIT = _alternation(UNITS)
+_COUNTER = alternation(NATIVE_COUNTERS + SINO_COUNTERS)
+_UNIT = alternation(UNITS)
 # A unit may stand one space away from its number (5 km); a counter is written against it (3개).
 _SUFFIX = rf"(?: ?(?:{_UNIT})|{_COUNTER})"
 
@@ -116,12 +116,9 @@ def _time(match: re.Match[str]) -> str:
     return " ".join(words)
 
 
-_CURRENCIES = {"₩": ("원", None), "$": ("달러", "센트"), "€": ("유로", "센트"), "£": ("파운드", "펜스"), "¥": ("엔", None)}
-
-
 def _currency(match: re.Match[str]) -> str:
     symbol, number = match.groups()
-    unit, subunit = _CURRENCIES[symbol]
+    unit, subunit = CURRENCIES[symbol]
     integer, fraction = split_number(number)
     if subunit is None or not fraction or len(fraction) > 2:
         return f"{ko_number(number)} {unit}"
@@ -146,7 +143,7 @@ def _ordinal(match: re.Match[str]) -> str:
 def _large_number(match: re.Match[str]) -> str:
     number, word = match.groups()
     # 만 원, 천 원 and 백 원 drop the 일 of 1; 일억 and 일조 keep it.
-    return (word if number == "1" and word in "만천백" else ko_number(number) + word)
+    return word if number == "1" and word in "만천백" else ko_number(number) + word
 
 
 def _dotted(match: re.Match[str]) -> str:
@@ -161,14 +158,14 @@ RULES: tuple[Rule, ...] = (
     Rule("phone number", re.compile(r"(?<![\d-])(?:0\d{1,2}-\d{3,4}-\d{4}|1[5-9]\d{2}-\d{4})(?![\d-])"), _phone),
     Rule("date", re.compile(r"(?<![\d.])(\d{4})([-./]) ?(\d{1,2})\2 ?(\d{1,2})(?!\d)(\.?)"), _date),
     Rule("time", re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])"), _time),
-    Rule("negative sign", re.compile(r"(?<![\w.,])(?<!\d )[-−](?=\d)"), lambda m: "마이너스 "),
-    Rule("currency symbol", re.compile(rf"([₩$€£¥]) ?({_NUM})"), _currency),
-    Rule("range", re.compile(rf"({_NUM}) ?~ ?(?={_NUM}({_SUFFIX})?)"), _range_start),
-    Rule("ordinal", re.compile(rf"(?<![가-힣])제 ?({_NUM})({_COUNTER})?"), _ordinal),
-    Rule("large number word", re.compile(rf"({_NUM})([조억만천백])"), _large_number),
-    Rule("counter or unit", re.compile(rf"({_NUM})({_SUFFIX})"), lambda m: quantity(*m.groups())),
-    Rule("dotted number", re.compile(r"(?<![\d.])\d+(?:\.\d+){2,}(?!\.?\d)"), _dotted),
-    Rule("number", re.compile(_NUM), lambda m: ko_number(m.group())),
+    Rule("dotted number", re.compile(DOTTED_NUMBER), _dotted),
+    Rule("negative sign", re.compile(MINUS_SIGN), lambda m: "마이너스 "),
+    Rule("currency symbol", re.compile(rf"([₩$€£¥]) ?({WHOLE_NUMBER})"), _currency),
+    Rule("range", re.compile(rf"({WHOLE_NUMBER}) ?~ ?(?={WHOLE_NUMBER}({_SUFFIX})?)"), _range_start),
+    Rule("ordinal", re.compile(rf"(?<![가-힣])제 ?({WHOLE_NUMBER})({_COUNTER})?"), _ordinal),
+    Rule("large number word", re.compile(rf"({WHOLE_NUMBER})([조억만천백])"), _large_number),
+    Rule("counter or unit", re.compile(rf"({WHOLE_NUMBER})({_SUFFIX})"), lambda m: quantity(*m.groups())),
+    Rule("number", re.compile(WHOLE_NUMBER), lambda m: ko_number(m.group())),
     Rule("percent sign", re.compile(r"%"), lambda m: " 퍼센트"),
     Rule("acronym", re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,5}(?![A-Za-z0-9])"), _acronym),
 )

@@ -10,8 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-# One number as written: thousands separators only in well-formed groups, an optional decimal part.
+# How numbers are written, as regex sources the language rules build on.
+# One number: thousands separators only in well-formed groups, an optional decimal part.
 NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# The same, not cut out of a longer run of digits.
+WHOLE_NUMBER = rf"(?<!\d)(?:{NUMBER})(?!\d)"
+# A minus sign: before a digit, not after a word or number ("3-5" is a range, "A-1" a code).
+MINUS_SIGN = r"(?<![\w.,])(?<!\d )[-−](?=\d)"
+# Three or more dot-separated numbers: versions and addresses (1.2.3, 192.168.0.1).
+DOTTED_NUMBER = r"(?<![\d.])\d+(?:\.\d+){2,}(?!\.?\d)"
 
 
 def split_number(token: str) -> tuple[str, str]:
