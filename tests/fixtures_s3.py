@@ -23,7 +23,7 @@ import sys
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,20 @@ def app(moto_endpoint: str, tiny_model_dir: Path) -> Any:
             env.setenv(name, value)
         module = importlib.import_module("supertonic_function.app")
     return module
+
+
+@pytest.fixture
+def json_logs(app: Any) -> Iterator[Callable[[], list[dict[str, Any]]]]:
+    """A function returning the function's JSON log lines written so far in the test, parsed."""
+    from supertonic_function.telemetry import logger
+
+    handler = logger.registered_handler
+    stream = io.StringIO()
+    previous = handler.setStream(stream)  # type: ignore[attr-defined]
+    try:
+        yield lambda: [json.loads(line) for line in stream.getvalue().splitlines() if line.strip()]
+    finally:
+        handler.setStream(previous)  # type: ignore[attr-defined]
 
 
 @dataclass

@@ -1,0 +1,139 @@
+"""The Dockerfile, read as instructions: base image, layer order, user, entry point, ignore file.
+
+No container engine is needed (or available in CI): the checks are structural, on what the
+image would be built from.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+# glibc of the Debian releases the python images are built on; onnxruntime >= 1.17 needs >= 2.28.
+DEBIAN_GLIBC = {"buster": (2, 28), "bullseye": (2, 31), "bookworm": (2, 36), "trixie": (2, 41)}
+
+
+@dataclass(frozen=True)
+class Instruction:
+    keyword: str
+    arguments: str
+
+
+def instructions(text: str) -> list[Instruction]:
+    """Dockerfile instructions with continuations joined and comments dropped."""
+    logical, pending = [], ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not pending and (not stripped or stripped.startswith("#")):
+            continue
+        if stripped.endswith("\\"):
+            pending += stripped[:-1] + " "
+            continue
+        logical.append(pending + stripped)
+        pending = ""
+    return [Instruction(*(line.split(None, 1) + [""])[:2]) for line in logical]
+
+
+@pytest.fixture(scope="module")
+def stages() -> list[list[Instruction]]:
+    """Instructions grouped by stage; the last stage is the image."""
+    groups: list[list[Instruction]] = [[]]
+    for instruction in instructions((REPO / "Dockerfile").read_text()):
+        if instruction.keyword.upper() == "FROM":
+            groups.append([])
+        groups[-1].append(instruction)
+    return groups
+
+
+@pytest.fixture(scope="module")
+def image(stages: list[list[Instruction]]) -> list[Instruction]:
+    return stages[-1]
+
+
+def _args(stages: list[list[Instruction]]) -> dict[str, str]:
+    return dict(i.arguments.split("=", 1) for i in stages[0] if i.keyword.upper() == "ARG" and "=" in i.arguments)
+
+
+def _index(image: list[Instruction], keyword: str, pattern: str) -> int:
+    for number, instruction in enumerate(image):
+        if instruction.keyword.upper() == keyword and re.search(pattern, instruction.arguments):
+            return number
+    raise AssertionError(f"no {keyword} matching {pattern!r} in the final stage")
+
+
+def test_base_image_is_python_312_with_glibc_228(stages: list[list[Instruction]], image: list[Instruction]) -> None:
+    base = image[0].arguments.split()[0]
+    base = re.sub(r"\$\{(\w+)\}", lambda m: _args(stages)[m[1]], base)
+    name, _, tag = base.partition(":")
+    assert name == "python" and tag.startswith("3.12-")
+    codename = next(c for c in DEBIAN_GLIBC if c in tag)
+    assert DEBIAN_GLIBC[codename] >= (2, 28)
+
+
+def test_layers_go_deps_model_engine_handler(image: list[Instruction]) -> None:
+    deps = _index(image, "RUN", r"pip install")
+    model = _index(image, "COPY", r"/opt/model")
+    engine = _index(image, "COPY", r"^layer/ /opt/python/")
+    edge = _index(image, "COPY", r"^handler/supertonic_function/ /var/task/supertonic_function/")
+    assert deps < model < engine < edge
+    # Nothing after the handler changes the image's contents except compiling it.
+    later = [i for i in image[edge + 1 :] if i.keyword.upper() in ("RUN", "COPY", "ADD")]
+    assert all("compileall" in i.arguments for i in later)
+
+
+def test_code_is_precompiled_for_a_read_only_filesystem(image: list[Instruction]) -> None:
+    compiled = [i.arguments for i in image if i.keyword.upper() == "RUN" and "compileall" in i.arguments]
+    assert any("/opt/python" in c for c in compiled) and any("/var/task" in c for c in compiled)
+    env = " ".join(i.arguments for i in image if i.keyword.upper() == "ENV")
+    assert "PYTHONDONTWRITEBYTECODE=1" in env and "TMPDIR=/tmp" in env and "HOME=/tmp" in env
+    assert "PYTHONPATH=/opt/python:/var/task" in env and "SUPERTONIC_MODEL_DIR=/opt/model" in env
+
+
+def test_runs_as_a_non_root_user(image: list[Instruction]) -> None:
+    users = [i.arguments.strip() for i in image if i.keyword.upper() == "USER"]
+    assert users and users[-1] not in ("root", "0") and not users[-1].startswith("0:")
+
+
+def test_entry_point_is_the_script_and_cmd_the_handler(image: list[Instruction]) -> None:
+    (entrypoint,) = [i.arguments for i in image if i.keyword.upper() == "ENTRYPOINT"]
+    (cmd,) = [i.arguments for i in image if i.keyword.upper() == "CMD"]
+    script_path = ast.literal_eval(entrypoint)[0]
+    assert script_path.startswith("/")  # Lambda needs an absolute entry point
+    copy = _index(image, "COPY", re.escape(f"docker/entry.sh {script_path}"))
+    assert "--chmod=755" in image[copy].arguments
+    module, _, function = ast.literal_eval(cmd)[0].rpartition(".")
+    source = (REPO / "handler" / Path(*module.split("."))).with_suffix(".py")
+    defined = {node.name for node in ast.parse(source.read_text()).body if isinstance(node, ast.FunctionDef)}
+    assert function in defined
+
+
+def test_entry_script_picks_the_emulator_or_the_runtime_api() -> None:
+    script = REPO / "docker" / "entry.sh"
+    text = script.read_text()
+    assert text.startswith("#!/bin/sh") and os.access(script, os.X_OK)
+    assert '[ -z "${AWS_LAMBDA_RUNTIME_API:-}" ]' in text
+    execs = [shlex.split(line.strip())[1:] for line in text.splitlines() if line.strip().startswith("exec ")]
+    assert execs == [
+        ["/usr/local/bin/aws-lambda-rie", "/usr/local/bin/python", "-m", "awslambdaric", "$@"],
+        ["/usr/local/bin/python", "-m", "awslambdaric", "$@"],
+    ]
+
+
+def test_model_stage_checks_and_fixes_the_model(stages: list[list[Instruction]]) -> None:
+    (model,) = [s for s in stages if s and s[0].arguments.endswith("AS model")]
+    run = " ".join(i.arguments for i in model if i.keyword.upper() == "RUN")
+    assert "onnx/tts.json" in run and "chmod -R a+rX" in run
+
+
+def test_build_context_holds_only_what_the_image_needs() -> None:
+    lines = [line.strip() for line in (REPO / ".dockerignore").read_text().splitlines() if line.strip() and not line.startswith("#")]
+    assert lines[0] == "*"
+    assert {"!pyproject.toml", "!docker/", "!layer/", "!handler/supertonic_function/", "!model/"} <= set(lines)
+    assert "**/__pycache__" in lines

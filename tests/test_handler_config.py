@@ -1,0 +1,67 @@
+"""The function's configuration: argument > environment > default, checked at init."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+import supertonic_function
+from supertonic_function.config import VARIABLES, ConfigurationError, FunctionConfig
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_every_setting_has_one_environment_variable() -> None:
+    assert set(VARIABLES) == {f.name for f in fields(FunctionConfig)}
+    names = [variable for variable, _ in VARIABLES.values()]
+    assert len(names) == len(set(names))
+
+
+def test_precedence_argument_over_environment_over_default() -> None:
+    env = {"SUPERTONIC_SYNC_MAX_TEXT_CHARS": "500", "SUPERTONIC_URL_EXPIRES_S": "60"}
+    config = FunctionConfig.from_env(env, url_expires_s=900)
+    assert config.sync_max_text_chars == 500  # environment
+    assert config.url_expires_s == 900  # argument
+    assert config.deadline_margin_s == FunctionConfig.deadline_margin_s  # default
+
+
+def test_values_are_normalised() -> None:
+    config = FunctionConfig.from_env(
+        {
+            "SUPERTONIC_INPUT_BUCKET": "in",
+            "SUPERTONIC_INPUT_PREFIX": "/texts",
+            "SUPERTONIC_OUTPUT_PREFIX": "audio//",
+            "SUPERTONIC_CORS_ALLOW_ORIGINS": "https://a.example/, https://b.example",
+            "SUPERTONIC_WARM_UP": "off",
+            "SUPERTONIC_OUTPUT_BUCKET": "",
+        }
+    )
+    assert (config.input_prefix, config.output_prefix) == ("texts/", "audio/")
+    assert config.cors_allow_origins == ("https://a.example", "https://b.example")
+    assert config.warm_up is False
+    assert config.output_bucket is None and config.results_bucket == "in"
+    assert config.jobs_prefix == "texts/jobs/" and config.responses_prefix == "audio/responses/"
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("SUPERTONIC_SYNC_MAX_TEXT_CHARS", "0"), ("SUPERTONIC_DEADLINE_MARGIN_S", "soon"), ("SUPERTONIC_WARM_UP", "maybe")],
+)
+def test_bad_values_name_the_variable(variable: str, value: str) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        FunctionConfig.from_env({variable: value})
+    assert raised.value.field == variable and value in raised.value.message
+
+
+def test_outputs_under_the_input_prefix_are_refused() -> None:
+    with pytest.raises(ConfigurationError, match="SUPERTONIC_OUTPUT_BUCKET"):
+        FunctionConfig.from_env({"SUPERTONIC_INPUT_BUCKET": "b", "SUPERTONIC_INPUT_PREFIX": "in/", "SUPERTONIC_OUTPUT_PREFIX": "in/out/"})
+    # A separate output bucket makes any prefixes safe.
+    FunctionConfig(input_bucket="b", output_bucket="c", input_prefix="x/", output_prefix="x/")
+
+
+def test_version_matches_the_project() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert supertonic_function.__version__ == project["version"]

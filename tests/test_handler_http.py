@@ -1,0 +1,262 @@
+"""The function URL beyond the sample events: cold start, deadlines, the 6 MB limit, jobs, CORS, failures."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from fixtures_s3 import (  # noqa: F401 - fixtures
+    FUNCTION_ENV,
+    INPUT_BUCKET,
+    OUTPUT_BUCKET,
+    HttpAnswer,
+    LambdaContext,
+    app,
+    audio_info,
+    json_logs,
+    event_files,
+    fetch,
+    load_event,
+    moto_endpoint,
+    s3,
+)
+from supertonic_engine.errors import ModelMissing
+from supertonic_function.config import FunctionConfig
+from supertonic_function.responses import SYNC_RESPONSE_LIMIT
+from supertonic_function.service import Service
+
+# About 70 s of audio on the stand-in: over 6 MB as base64 WAV, small as MP3.
+LONG_TEXT = "Every sentence here adds a few seconds of audio to the answer. " * 13
+
+
+def _post(body: dict[str, Any], path: str = "/v1/tts", headers: dict[str, str] | None = None) -> dict[str, Any]:
+    event = copy.deepcopy(load_event("furl_post_tts"))
+    event["rawPath"] = event["requestContext"]["http"]["path"] = path
+    event["body"] = json.dumps(body)
+    event["headers"].update(headers or {})
+    return event
+
+
+def _get(path: str, query: str = "", headers: dict[str, str] | None = None) -> dict[str, Any]:
+    event = copy.deepcopy(load_event("furl_get_voices"))
+    event["rawPath"] = event["requestContext"]["http"]["path"] = path
+    event["rawQueryString"] = query
+    event["queryStringParameters"] = {k: v[0] for k, v in parse_qs(query).items()}
+    event["headers"].update(headers or {})
+    return event
+
+
+def _call(app: Any, event: dict[str, Any], remaining_ms: int = 60_000) -> HttpAnswer:
+    return HttpAnswer.of(app.lambda_handler(event, LambdaContext(remaining_ms=remaining_ms)))
+
+
+@pytest.fixture
+def configure(app: Any, monkeypatch: pytest.MonkeyPatch):
+    """Swap the app's configuration for one test, keeping its loaded engine."""
+
+    def apply(**overrides: Any) -> Service:
+        base = {"input_bucket": INPUT_BUCKET, "output_bucket": OUTPUT_BUCKET, "warm_up": False}
+        service = Service(FunctionConfig(**{**base, **overrides}), app.service.engine_or_error)
+        monkeypatch.setattr(app, "service", service)
+        return service
+
+    return apply
+
+
+def test_cold_start_is_measured_and_reported_once(app: Any, tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch, json_logs: Any) -> None:
+    monkeypatch.setenv("SUPERTONIC_MODEL_DIR", str(tiny_model_dir))
+    for name, value in FUNCTION_ENV.items():
+        monkeypatch.setenv(name, value)
+    importlib.reload(app)  # a new container: the init phase runs again
+
+    first = _call(app, _get("/health")).json()
+    second = _call(app, _get("/health")).json()
+
+    assert first["cold_start"] is True and second["cold_start"] is False
+    assert 0 < first["init_ms"] < 10_000 and first["model_kind"] == "stand-in"
+    logs = json_logs()
+    init = next(entry for entry in logs if entry.get("message") == "init done")
+    cold = next(entry for entry in logs if entry.get("message") == "cold start")
+    assert init["init_ms"] == cold["init_ms"] == first["init_ms"]
+    assert cold["cold_start"] is True and cold["function_request_id"]
+
+
+def test_no_time_left_is_a_504(app: Any, s3: Any) -> None:
+    answer = _call(app, load_event("furl_post_tts"), remaining_ms=10)
+    assert answer.status == 504
+    assert answer.json()["error"]["code"] == "deadline_exceeded"
+
+
+def test_engine_deadline_stops_a_long_synthesis(app: Any, configure: Any) -> None:
+    configure(deadline_margin_s=0.0, sync_max_text_chars=10_000)
+    answer = _call(app, _post({"text": LONG_TEXT, "steps": 100}), remaining_ms=150)
+    error = answer.json()["error"]
+    assert answer.status == 504 and error["code"] == "deadline_exceeded"
+    assert "chunks done" in error["message"]
+
+
+def test_too_large_without_a_bucket_says_how_much_text_fits(app: Any, configure: Any) -> None:
+    configure(input_bucket=None, output_bucket=None, sync_max_text_chars=10_000)
+    answer = _call(app, _post({"text": LONG_TEXT, "steps": 1}))
+    error = answer.json()["error"]
+    assert answer.status == 413 and error["code"] == "response_too_large"
+    fits = int(error["message"].split("at most about ")[1].split(" ")[0].replace(",", ""))
+    assert 0 < fits < len(LONG_TEXT)
+    # The estimate holds: that much text fits in one response.
+    assert _call(app, _post({"text": LONG_TEXT[:fits], "steps": 1})).status == 200
+
+
+def test_too_large_with_a_bucket_redirects_to_a_presigned_link(app: Any, s3: Any, configure: Any) -> None:
+    service = configure(sync_max_text_chars=10_000)
+    answer = _call(app, _post({"text": LONG_TEXT, "steps": 1}))
+    assert answer.status == 303
+    url = answer.headers["location"]
+    assert answer.json()["audio_url"] == url
+    query = parse_qs(urlparse(url).query)
+    assert query["X-Amz-Expires"] == [str(service.config.url_expires_s)]
+    audio = fetch(url)
+    assert len(audio) * 4 / 3 > SYNC_RESPONSE_LIMIT
+    assert audio_info(audio).duration == pytest.approx(answer.json()["duration_s"], abs=1e-3)
+
+
+def test_too_large_as_json_returns_the_link(app: Any, s3: Any, configure: Any) -> None:
+    configure(sync_max_text_chars=10_000)
+    answer = _call(app, _post({"text": LONG_TEXT, "steps": 1}, headers={"accept": "application/json"}))
+    document = answer.json()
+    assert answer.status == 200 and "audio_base64" not in document
+    assert audio_info(fetch(document["audio_url"])).samplerate == 44100
+
+
+def test_compressed_format_fits_where_wav_does_not(app: Any, configure: Any) -> None:
+    configure(input_bucket=None, output_bucket=None, sync_max_text_chars=10_000)
+    answer = _call(app, _post({"text": LONG_TEXT, "steps": 1, "format": "mp3"}))
+    assert answer.status == 200 and answer.content_type == "audio/mpeg"
+
+
+def test_job_round_trip(app: Any, s3: Any) -> None:
+    accepted = _call(app, load_event("furl_post_job"))
+    job = accepted.json()
+    assert accepted.status == 202 and job["status"] == "queued"
+    assert accepted.headers["location"] == job["status_url"]
+    assert job["status_url"] == f"https://{load_event('furl_post_job')['requestContext']['domainName']}/v1/jobs/{job['job_id']}"
+    status_path = urlparse(job["status_url"]).path
+    assert _call(app, _get(status_path)).json()["status"] == "queued"
+
+    # S3 notifies the function of the stored job, exactly as for a dropped file.
+    key = f"input/jobs/{job['job_id']}.json"
+    head = s3.head_object(Bucket=INPUT_BUCKET, Key=key)
+    notification = load_event("s3_put_json")
+    notification["Records"][0]["s3"]["object"].update(key=key, size=head["ContentLength"], eTag=head["ETag"].strip('"'))
+    (result,) = app.lambda_handler(notification, LambdaContext())["results"]
+    assert result["status"] == "done"
+
+    done = _call(app, _get(status_path)).json()
+    assert done["status"] == "done" and done["format"] == "mp3" and done["voice"] == "F2"
+    assert audio_info(fetch(done["audio_url"])).duration == pytest.approx(done["duration_s"], abs=0.06)
+
+
+def test_job_that_would_fail_is_refused_before_it_is_stored(app: Any, s3: Any) -> None:
+    answer = _call(app, _post({"text": "Hello.", "voice": "nobody"}, path="/v1/jobs"))
+    assert answer.status == 422 and answer.json()["error"]["code"] == "unknown_voice"
+    assert s3.list_objects_v2(Bucket=INPUT_BUCKET).get("KeyCount") == 0
+
+
+def test_jobs_need_a_bucket(app: Any, configure: Any) -> None:
+    configure(input_bucket=None, output_bucket=None)
+    answer = _call(app, load_event("furl_post_job"))
+    assert answer.status == 501 and answer.json()["error"]["code"] == "not_configured"
+
+
+def test_cors_headers_for_allowed_origins_only(app: Any, configure: Any) -> None:
+    configure(cors_allow_origins=("https://app.example.com",))
+    allowed = _call(app, load_event("furl_options_preflight"))
+    assert allowed.status == 204
+    assert allowed.headers["access-control-allow-origin"] == "https://app.example.com"
+    assert "x-supertonic-duration-s" in allowed.headers["access-control-expose-headers"]
+    assert "POST" in allowed.headers["access-control-allow-methods"]
+
+    other = _call(app, _get("/health", headers={"origin": "https://evil.example.net"}))
+    assert "access-control-allow-origin" not in other.headers
+
+
+def test_cors_is_off_by_default(app: Any, configure: Any) -> None:
+    configure()
+    answer = _call(app, load_event("furl_options_preflight"))
+    assert answer.status == 204 and "access-control-allow-origin" not in answer.headers
+
+
+def test_unexpected_failure_is_a_500_without_details(app: Any, configure: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    service = configure()
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("secret internal detail")
+
+    monkeypatch.setattr(service.engine, "synthesize", broken)
+    context = LambdaContext()
+    answer = HttpAnswer.of(app.lambda_handler(load_event("furl_post_tts"), context))
+    body = answer.body.decode()
+    assert answer.status == 500 and json.loads(body)["error"]["code"] == "internal_error"
+    assert "secret" not in body and "Traceback" not in body and context.aws_request_id in body
+
+
+def test_model_not_loaded_is_a_503(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = ModelMissing("model directory /opt/model has no onnx/tts.json")
+    monkeypatch.setattr(app, "service", Service(FunctionConfig(), missing))
+    health = _call(app, _get("/health"))
+    speech = _call(app, load_event("furl_post_tts"))
+    assert health.status == 503 and health.json()["model_loaded"] is False
+    assert speech.status == 503 and speech.json()["error"]["code"] == "model_missing"
+
+
+def test_error_audio_even_when_the_body_is_unreadable(app: Any) -> None:
+    event = load_event("furl_bad_json")
+    event["rawQueryString"], event["queryStringParameters"] = "on_error=audio", {"on_error": "audio"}
+    answer = _call(app, event)
+    assert answer.status == 400 and answer.content_type == "audio/wav"
+    assert answer.headers["x-supertonic-error"] == "invalid_json"
+    assert audio_info(answer.body).duration > 0.1
+
+
+def test_method_not_allowed_lists_the_allowed_methods(app: Any) -> None:
+    answer = _call(app, load_event("furl_wrong_method"))
+    assert answer.status == 405 and answer.headers["allow"] == "POST"
+
+
+def test_openai_formats_and_voices(app: Any) -> None:
+    body = {"model": "tts-1-hd", "input": "Raw samples.", "voice": "onyx", "response_format": "pcm", "speed": 4.0}
+    answer = _call(app, _post(body, path="/v1/audio/speech", headers={"accept": "application/json"}))
+    document = answer.json()
+    assert answer.status == 200
+    assert document["voice"] == "M2" and document["steps"] == 12 and document["speed"] == 2.0
+    assert document["content_type"].startswith("audio/L16")
+    refused = _call(app, _post({**body, "response_format": "aac"}, path="/v1/audio/speech"))
+    assert refused.status == 422 and refused.json()["error"]["field"] == "format"
+
+
+def test_logs_are_json_with_the_request_id_and_metrics_are_emf(app: Any, json_logs: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    context = LambdaContext()
+    app.lambda_handler(load_event("furl_post_tts"), context)
+    synthesized = next(line for line in json_logs() if line.get("message") == "synthesized")
+    assert synthesized["function_request_id"] == context.aws_request_id
+    assert synthesized["event_source"] == "function_url" and synthesized["rtf"] > 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    emf = next(line for line in printed if "_aws" in line and "RTF" in line)
+    names = {m["Name"] for m in emf["_aws"]["CloudWatchMetrics"][0]["Metrics"]}
+    assert {"RTF", "SynthesisMs", "Characters", "AudioSeconds"} <= names
+    assert emf["Characters"] == [len(json.loads(load_event("furl_post_tts")["body"])["text"])]
+
+
+def test_nothing_is_left_in_tmp(app: Any, s3: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scratch = tmp_path / "lambda-tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    for path in event_files():
+        app.lambda_handler(load_event(path, s3), LambdaContext())
+    assert list(scratch.iterdir()) == []

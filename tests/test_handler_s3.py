@@ -1,0 +1,223 @@
+"""The S3 trigger under at-least-once delivery: idempotency, recursion, size caps, failures, deadlines."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import boto3
+import pytest
+from botocore.config import Config
+from fixtures_s3 import (  # noqa: F401 - fixtures
+    INPUT_BUCKET,
+    OUTPUT_BUCKET,
+    LambdaContext,
+    app,
+    audio_info,
+    load_event,
+    moto_endpoint,
+    s3,
+)
+from supertonic_engine.storage import ObjectStore, StorageUnavailable
+from supertonic_function import s3_trigger
+from supertonic_function.config import ConfigurationError, FunctionConfig
+from supertonic_function.service import Service
+
+
+def _service(app: Any, **overrides: Any) -> Service:
+    """The app's engine with another configuration (the buckets of the tests unless overridden)."""
+    config = FunctionConfig(
+        **{"input_bucket": INPUT_BUCKET, "output_bucket": OUTPUT_BUCKET, "warm_up": False, **overrides}
+    )
+    return Service(config, app.service.engine_or_error)
+
+
+def _render(service: Service, event: dict[str, Any], remaining_ms: int = 60_000) -> list[dict[str, Any]]:
+    context = LambdaContext(remaining_ms=remaining_ms)
+    return s3_trigger.handle(service, event, request_id=context.aws_request_id, context=context)["results"]
+
+
+def _put_event(bucket: str, key: str, s3_client: Any, body: bytes | None = None, **object_fields: Any) -> dict[str, Any]:
+    """An S3 put notification for ``key`` (encoded as S3 encodes it), storing ``body`` first."""
+    from urllib.parse import quote_plus
+
+    obj: dict[str, Any] = {"key": quote_plus(key, safe="/"), "sequencer": "0A"}
+    if body is not None:
+        reply = s3_client.put_object(Bucket=bucket, Key=key, Body=body)
+        obj.update(size=len(body), eTag=reply["ETag"].strip('"'))
+    obj.update(object_fields)
+    return {
+        "Records": [
+            {
+                "eventVersion": "2.1",
+                "eventSource": "aws:s3",
+                "eventName": "ObjectCreated:Put",
+                "s3": {"bucket": {"name": bucket}, "object": obj},
+            }
+        ]
+    }
+
+
+def _keys(s3_client: Any, bucket: str) -> dict[str, str]:
+    """Key -> ETag of everything in ``bucket``."""
+    listing = s3_client.list_objects_v2(Bucket=bucket).get("Contents", [])
+    return {item["Key"]: item["ETag"] for item in listing}
+
+
+def _manifest(s3_client: Any, key: str) -> dict[str, Any]:
+    return json.loads(s3_client.get_object(Bucket=OUTPUT_BUCKET, Key=key)["Body"].read())
+
+
+def test_redelivered_event_does_no_work(app: Any, s3: Any) -> None:
+    service = _service(app)
+    event = _put_event(INPUT_BUCKET, "input/twice.txt", s3, b"Delivered at least once.")
+    (first,) = _render(service, event)
+    written = _keys(s3, OUTPUT_BUCKET)
+    # With the source gone, any attempt to read it again would be a skip for a different reason.
+    s3.delete_object(Bucket=INPUT_BUCKET, Key="input/twice.txt")
+
+    (second,) = _render(service, event)
+
+    assert first["status"] == "done"
+    assert second == {**first, "status": "skipped", "reason": "already_done"}
+    assert _keys(s3, OUTPUT_BUCKET) == written
+
+
+def test_changed_object_gets_a_new_result_folder(app: Any, s3: Any) -> None:
+    service = _service(app)
+    (first,) = _render(service, _put_event(INPUT_BUCKET, "input/draft.txt", s3, b"First draft."))
+    (second,) = _render(service, _put_event(INPUT_BUCKET, "input/draft.txt", s3, b"Second draft, longer."))
+    assert first["status"] == second["status"] == "done"
+    assert first["manifest_key"] != second["manifest_key"]
+
+
+def test_event_older_than_the_object_is_skipped(app: Any, s3: Any) -> None:
+    service = _service(app)
+    stale = _put_event(INPUT_BUCKET, "input/race.txt", s3, b"Version one.")
+    s3.put_object(Bucket=INPUT_BUCKET, Key="input/race.txt", Body=b"Version two, already replaced.")
+    (result,) = _render(service, stale)
+    assert (result["status"], result["reason"]) == ("skipped", "object_changed")
+    assert _keys(s3, OUTPUT_BUCKET) == {}
+
+
+@pytest.mark.parametrize(
+    ("bucket", "key"),
+    [
+        (OUTPUT_BUCKET, "output/a.txt/abc/audio.wav"),  # the function's own audio
+        (OUTPUT_BUCKET, "output/a.txt/abc/manifest.json"),  # its own manifest (.json like a job)
+        (INPUT_BUCKET, "elsewhere/notes.txt"),  # outside the input prefix
+        (INPUT_BUCKET, "input/picture.png"),  # not a text suffix
+    ],
+)
+def test_refuses_outputs_and_foreign_keys(app: Any, s3: Any, bucket: str, key: str) -> None:
+    (result,) = _render(_service(app), _put_event(bucket, key, s3, b"Not for rendering."))
+    assert result["status"] == "skipped"
+    assert result["reason"] in ("own_output", "not_an_input")
+    assert not [k for k in _keys(s3, OUTPUT_BUCKET) if k != key]
+
+
+def test_one_bucket_layout_refuses_its_own_output_prefix(app: Any, s3: Any) -> None:
+    service = _service(app, output_bucket=None)  # results go to the input bucket, under output/
+    (done,) = _render(service, _put_event(INPUT_BUCKET, "input/one.txt", s3, b"One bucket."))
+    manifest_key = done["manifest_key"]
+    assert manifest_key.startswith("output/") and manifest_key in _keys(s3, INPUT_BUCKET)
+
+    (loop,) = _render(service, _put_event(INPUT_BUCKET, manifest_key, s3))
+    assert (loop["status"], loop["reason"]) == ("skipped", "own_output")
+
+
+def test_overlapping_prefixes_in_one_bucket_are_refused_at_init() -> None:
+    with pytest.raises(ConfigurationError, match="overlaps"):
+        FunctionConfig(input_bucket=INPUT_BUCKET, input_prefix="", output_prefix="output/")
+
+
+def test_keys_are_url_decoded(app: Any, s3: Any) -> None:
+    key = "input/chapter 1 – café + crème.txt"
+    event = _put_event(INPUT_BUCKET, key, s3, "Spaces, a plus and accents.".encode())
+    assert "+" in event["Records"][0]["s3"]["object"]["key"]  # spaces arrive as '+', '+' as %2B
+    (result,) = _render(_service(app), event)
+    assert result["key"] == key
+    assert _manifest(s3, result["manifest_key"])["source"]["key"] == key
+
+
+def test_oversize_is_refused_before_download(app: Any, s3: Any) -> None:
+    service = _service(app, max_object_bytes=1000)
+    # The object does not even exist: only the event's size is looked at.
+    event = _put_event(INPUT_BUCKET, "input/huge.txt", s3, None, size=5000, eTag="0" * 32)
+    (result,) = _render(service, event)
+    manifest = _manifest(s3, result["manifest_key"])
+    assert (result["status"], result["reason"]) == ("failed", "object_too_large")
+    assert manifest["error"]["code"] == "object_too_large" and manifest["http_status"] == 413
+    assert "5,000 bytes" in manifest["error"]["message"]
+
+
+def test_object_that_grew_past_the_cap_is_refused(app: Any, s3: Any) -> None:
+    service = _service(app, max_object_bytes=100)
+    event = _put_event(INPUT_BUCKET, "input/grew.txt", s3, b"x" * 500)
+    event["Records"][0]["s3"]["object"].update(size=10, eTag=None)  # the event understates the size
+    (result,) = _render(service, event)
+    assert (result["status"], result["reason"]) == ("failed", "object_too_large")
+
+
+def test_not_utf8_writes_an_error_manifest(app: Any, s3: Any) -> None:
+    (result,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/latin.txt", s3, "Crème brûlée".encode("latin-1")))
+    manifest = _manifest(s3, result["manifest_key"])
+    assert manifest["status"] == "failed" and manifest["retryable"] is False
+    assert manifest["error"] == {
+        "code": "text_not_utf8",
+        "message": "the text object is not UTF-8 (byte 0xe8 at offset 2); save it as UTF-8 text.",
+        "field": "text",
+    }
+    assert manifest["source"]["key"] == "input/latin.txt"
+
+
+def test_metadata_sets_the_options_of_a_txt(app: Any, s3: Any) -> None:
+    s3.put_object(
+        Bucket=INPUT_BUCKET, Key="input/meta.txt", Body=b"Options from metadata.",
+        Metadata={"voice": "F3", "format": "flac", "steps": "2", "seed": "5"},
+    )
+    event = _put_event(INPUT_BUCKET, "input/meta.txt", s3)
+    (result,) = _render(_service(app), event)
+    manifest = _manifest(s3, result["manifest_key"])
+    assert (manifest["voice"], manifest["format"], manifest["steps"], manifest["seed"]) == ("F3", "flac", 2, 5)
+    assert manifest["audio"]["key"].endswith("/audio.flac")
+    audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
+    assert audio_info(audio).format == "FLAC"
+
+
+def test_deadline_becomes_an_error_manifest(app: Any, s3: Any) -> None:
+    service = _service(app, deadline_margin_s=2.0)
+    event = _put_event(INPUT_BUCKET, "input/late.txt", s3, b"Too late to start.")
+    (result,) = _render(service, event, remaining_ms=1500)
+    manifest = _manifest(s3, result["manifest_key"])
+    assert (result["status"], manifest["error"]["code"], manifest["http_status"]) == ("failed", "deadline_exceeded", 504)
+
+
+def test_transient_s3_failure_raises_for_a_retry(app: Any, tiny_model_dir: Any) -> None:
+    unreachable = boto3.client(
+        "s3", endpoint_url="http://127.0.0.1:9", region_name="us-east-1",
+        config=Config(retries={"max_attempts": 1}, connect_timeout=1),
+    )
+    service = _service(app)
+    service._store = ObjectStore(unreachable)
+    event = _put_event(INPUT_BUCKET, "input/retry.txt", None, None, size=10, eTag="a" * 32)
+    with pytest.raises(StorageUnavailable):
+        _render(service, event)
+
+
+def test_manifest_describes_complete_audio(app: Any, s3: Any) -> None:
+    (result,) = _render(_service(app), load_event("s3_put_txt", s3))
+    manifest = _manifest(s3, result["manifest_key"])
+    audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
+    assert manifest["audio"]["bytes"] == len(audio)
+    assert manifest["source"]["etag"] and manifest["request_id"] and manifest["finished_at"].endswith("Z")
+    assert manifest["chunks"][-1]["end_s"] == pytest.approx(manifest["duration_s"], abs=1e-3)
+
+
+def test_test_event_and_other_event_names_do_nothing(app: Any, s3: Any) -> None:
+    context = LambdaContext()
+    assert app.lambda_handler(load_event("s3_test_event"), context)["results"] == []
+    removal = _put_event(INPUT_BUCKET, "input/gone.txt", s3, b"Deleted.")
+    removal["Records"][0]["eventName"] = "ObjectRemoved:Delete"
+    (result,) = _render(_service(app), removal)
+    assert (result["status"], result["reason"]) == ("skipped", "not_a_creation")

@@ -1,0 +1,107 @@
+"""supertonic_engine.storage against moto's S3 server: caps, conditional writes, links, error classes."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from botocore.exceptions import ClientError, EndpointConnectionError
+from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, fetch, moto_endpoint, s3  # noqa: F401 - fixtures
+from supertonic_engine.storage import (
+    ObjectChanged,
+    ObjectMissing,
+    ObjectStore,
+    ObjectTooLarge,
+    StorageFailed,
+    StorageUnavailable,
+    TextNotUtf8,
+    classify,
+    s3_client,
+)
+
+
+@pytest.fixture
+def store(s3: Any) -> ObjectStore:
+    return ObjectStore()
+
+
+def test_client_follows_the_endpoint_variables(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert s3_client().meta.endpoint_url == moto_endpoint
+    monkeypatch.delenv("AWS_ENDPOINT_URL_S3")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+    assert s3_client().meta.endpoint_url == "http://127.0.0.1:1"
+
+
+def test_read_text_checks_the_size_before_reading(store: ObjectStore, s3: Any) -> None:
+    s3.put_object(Bucket=INPUT_BUCKET, Key="input/a.txt", Body="\ufeffHello, wörld.".encode())
+    text = store.read_text(INPUT_BUCKET, "input/a.txt", max_bytes=100)
+    assert text.text == "Hello, wörld."  # the byte-order mark is not text
+    assert text.info.etag and text.info.size == 17
+    with pytest.raises(ObjectTooLarge, match="17 bytes; the limit is 10 bytes"):
+        store.read_text(INPUT_BUCKET, "input/a.txt", max_bytes=10)
+    with pytest.raises(ObjectMissing):
+        store.read_text(INPUT_BUCKET, "input/none.txt", max_bytes=10)
+
+
+def test_read_text_is_pinned_to_the_announced_etag(store: ObjectStore, s3: Any) -> None:
+    first = s3.put_object(Bucket=INPUT_BUCKET, Key="input/b.txt", Body=b"one")["ETag"]
+    s3.put_object(Bucket=INPUT_BUCKET, Key="input/b.txt", Body=b"two")
+    with pytest.raises(ObjectChanged):
+        store.read_text(INPUT_BUCKET, "input/b.txt", max_bytes=10, size=3, etag=first.strip('"'))
+
+
+def test_empty_and_non_utf8_objects(store: ObjectStore, s3: Any) -> None:
+    s3.put_object(Bucket=INPUT_BUCKET, Key="input/empty.txt", Body=b"")
+    assert store.read_text(INPUT_BUCKET, "input/empty.txt", max_bytes=10).text == ""
+    s3.put_object(Bucket=INPUT_BUCKET, Key="input/bad.txt", Body=b"ok \xff")
+    with pytest.raises(TextNotUtf8, match="0xff at offset 3"):
+        store.read_text(INPUT_BUCKET, "input/bad.txt", max_bytes=10)
+
+
+def test_conditional_put_never_overwrites(store: ObjectStore, s3: Any) -> None:
+    assert store.put_json(OUTPUT_BUCKET, "output/m.json", {"n": 1}, only_if_absent=True) is True
+    assert store.put_json(OUTPUT_BUCKET, "output/m.json", {"n": 2}, only_if_absent=True) is False
+    assert store.get_json(OUTPUT_BUCKET, "output/m.json") == {"n": 1}
+    assert store.get_json(OUTPUT_BUCKET, "output/none.json") is None
+
+
+def test_publish_writes_audio_then_the_manifest_once(store: ObjectStore, s3: Any) -> None:
+    publish = dict(audio_key="output/x/audio.wav", content_type="audio/wav", manifest_key="output/x/manifest.json")
+    assert store.publish(OUTPUT_BUCKET, audio=b"RIFF1", manifest={"status": "done"}, **publish) is True
+    assert store.publish(OUTPUT_BUCKET, audio=b"RIFF2", manifest={"status": "again"}, **publish) is False
+    assert store.get_json(OUTPUT_BUCKET, "output/x/manifest.json") == {"status": "done"}
+    head = store.head(OUTPUT_BUCKET, "output/x/audio.wav")
+    assert head is not None and head.content_type == "audio/wav"
+    assert store.head(OUTPUT_BUCKET, "output/x/none.wav") is None
+
+
+def test_presigned_link_works_without_credentials(store: ObjectStore, s3: Any) -> None:
+    s3.put_object(Bucket=OUTPUT_BUCKET, Key="output/l.wav", Body=b"audio bytes")
+    url = store.presigned_get(OUTPUT_BUCKET, "output/l.wav", expires_s=120)
+    # moto does not check signatures or expiry, so the link's own parameters are checked.
+    assert parse_qs(urlparse(url).query)["X-Amz-Expires"] == ["120"]
+    assert fetch(url) == b"audio bytes"
+
+
+def _client_error(code: str, status: int) -> ClientError:
+    return ClientError({"Error": {"Code": code, "Message": code}, "ResponseMetadata": {"HTTPStatusCode": status}}, "GetObject")
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (_client_error("SlowDown", 503), StorageUnavailable),
+        (_client_error("InternalError", 500), StorageUnavailable),
+        (_client_error("ConditionalRequestConflict", 409), StorageUnavailable),
+        (EndpointConnectionError(endpoint_url="http://127.0.0.1:1"), StorageUnavailable),
+        (_client_error("AccessDenied", 403), StorageFailed),
+        (_client_error("NoSuchBucket", 404), StorageFailed),
+        (_client_error("NoSuchKey", 404), ObjectMissing),
+    ],
+)
+def test_failures_are_classified_once(error: Exception, expected: type[Exception]) -> None:
+    classified = classify(error, "GET s3://b/k")  # type: ignore[arg-type]
+    assert type(classified) is expected
+    assert classified.retryable is (expected is StorageUnavailable)
+    assert "s3://b/k" in classified.message
