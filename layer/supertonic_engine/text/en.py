@@ -43,7 +43,8 @@ UNITS = {
     "km/h": ("kilometer per hour", "kilometers per hour"), "mph": ("mile per hour", "miles per hour"),
     "kg": ("kilogram", "kilograms"), "g": ("gram", "grams"), "mg": ("milligram", "milligrams"),
     "lb": ("pound", "pounds"), "lbs": ("pound", "pounds"), "oz": ("ounce", "ounces"),
-    "ft": ("foot", "feet"), "L": ("liter", "liters"), "ml": ("milliliter", "milliliters"), "mL": ("milliliter", "milliliters"),
+    "ft": ("foot", "feet"),
+    "L": ("liter", "liters"), "ml": ("milliliter", "milliliters"), "mL": ("milliliter", "milliliters"),
     "KB": ("kilobyte", "kilobytes"), "kB": ("kilobyte", "kilobytes"), "MB": ("megabyte", "megabytes"),
     "GB": ("gigabyte", "gigabytes"), "TB": ("terabyte", "terabytes"),
     "Hz": ("hertz", "hertz"), "kHz": ("kilohertz", "kilohertz"), "MHz": ("megahertz", "megahertz"),
@@ -61,7 +62,10 @@ CURRENCIES = {  # symbol -> (unit, units, subunit, subunits)
 # Words after which a four-digit number is a year: "in 1999", "since 2010".
 YEAR_CUES = "in since by from until till to through during before after around circa year early late mid".split()
 
+_ABBREVIATION = "|".join(map(re.escape, ABBREVIATIONS))
 _MONTH = "|".join(sorted(MONTH_BY_NAME, key=len, reverse=True))
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"  # captures the day's number
+_SCALE = "thousand|million|billion|trillion"
 _YEAR = r"1[1-9]\d\d|20\d\d"
 _MERIDIEM = r" ?(?P<meridiem>[AaPp])\.?[Mm]\.?"
 
@@ -169,13 +173,13 @@ def _unit(match: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("abbreviation", re.compile(rf"(?<![A-Za-z.])(?:{'|'.join(map(re.escape, ABBREVIATIONS))}|St\.)"), _abbreviation),
+    Rule("abbreviation", re.compile(rf"(?<![A-Za-z.])(?:{_ABBREVIATION}|St\.)"), _abbreviation),
     Rule("number sign", re.compile(r"(?<![\w&])(?:No\.|#) ?(?=\d)"), lambda m: "number "),
     Rule("phone number", re.compile(
         r"(?<![\d-])(?:\+?1[-. ])?(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d-])|(?<![\d-])\d{3}-\d{4}(?![\d-])"
     ), _phone),
-    Rule("date, month first", re.compile(rf"\b({_MONTH})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? ({_YEAR})\b)?"), _date_month_first),
-    Rule("date, day first", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? ({_MONTH})\.?\b(?:,? ({_YEAR})\b)?"), _date_day_first),
+    Rule("date, month first", re.compile(rf"\b({_MONTH})\.? {_DAY}\b(?:,? ({_YEAR})\b)?"), _date_month_first),
+    Rule("date, day first", re.compile(rf"\b{_DAY} ({_MONTH})\.?\b(?:,? ({_YEAR})\b)?"), _date_day_first),
     Rule("date, numeric", re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])"), _date_iso),
     Rule("month and year", re.compile(rf"\b({_MONTH})\.? ({_YEAR})\b"), _month_year),
     Rule("clock time", re.compile(
@@ -184,7 +188,7 @@ RULES: tuple[Rule, ...] = (
     Rule("hour", re.compile(rf"(?<![\d:.,])(?P<hour>\d{{1,2}}){_MERIDIEM}(?!\w)"), _time),
     Rule("dotted number", re.compile(DOTTED_NUMBER),
          lambda m: " dot ".join(en_number(part) for part in m.group().split("."))),
-    Rule("currency", re.compile(rf"([$€£¥]) ?({WHOLE_NUMBER})(?: (thousand|million|billion|trillion)\b)?"), _currency),
+    Rule("currency", re.compile(rf"([$€£¥]) ?({WHOLE_NUMBER})(?: ({_SCALE})\b)?"), _currency),
     Rule("decade", re.compile(r"(?<!\d)(\d{2,3}0)s\b"), lambda m: _plural(en_year(int(m.group(1))))),
     Rule("year range", re.compile(rf"(?<!\d)({_YEAR}) ?[-–] ?({_YEAR})(?!\d)"),
          lambda m: f"{en_year(int(m.group(1)))} to {en_year(int(m.group(2)))}"),

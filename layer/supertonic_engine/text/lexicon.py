@@ -81,7 +81,9 @@ def checked_entries(entries: object, source: str, field: str) -> dict[str, str]:
     checked = {}
     for word, reading in entries.items():
         if not isinstance(word, str) or not word.strip() or word != word.strip():
-            raise InvalidParameter(f"{source}: lexicon word {word!r} must be non-empty text without edge spaces", field=field)
+            raise InvalidParameter(
+                f"{source}: lexicon word {word!r} must be non-empty text without edge spaces", field=field
+            )
         if not isinstance(reading, str):
             raise InvalidParameter(f"{source}: the reading of {word!r} must be text", field=field)
         checked[word] = reading
@@ -94,7 +96,7 @@ def read_lexicon_file(path: str | Path) -> dict[str, str]:
     try:
         content = path.read_text(encoding="utf-8")
     except OSError as error:
-        raise InvalidParameter(f"{ENV_LEXICON}={str(path)!r}: cannot read it ({error.strerror})", field=ENV_LEXICON) from None
+        raise _unreadable(path, error) from None
     if path.suffix.lower() == ".json" or content.lstrip().startswith("{"):
         try:
             entries = json.loads(content)
@@ -110,6 +112,10 @@ def read_lexicon_file(path: str | Path) -> dict[str, str]:
             raise InvalidParameter(f"{path}:{number}: write 'word<TAB>reading'", field=ENV_LEXICON)
         entries[word.strip()] = reading.strip()
     return checked_entries(entries, str(path), ENV_LEXICON)
+
+
+def _unreadable(path: str | Path, error: OSError) -> InvalidParameter:
+    return InvalidParameter(f"{ENV_LEXICON}={str(path)!r}: cannot read it ({error.strerror})", field=ENV_LEXICON)
 
 
 @cache
@@ -132,7 +138,7 @@ def korean_lexicon(env: Mapping[str, str] | None = None) -> Lexicon:
     try:
         stat = Path(path).stat()
     except OSError as error:
-        raise InvalidParameter(f"{ENV_LEXICON}={path!r}: cannot read it ({error.strerror})", field=ENV_LEXICON) from None
+        raise _unreadable(path, error) from None
     return _korean_with_file(path, stat.st_mtime_ns, stat.st_size)
 
 
