@@ -1,0 +1,210 @@
+"""Write a complete stand-in model directory, atomically, and keep one per size/seed in the cache.
+
+A directory is built under a temporary name beside its destination and renamed into place, so a
+reader never sees half a model, and two processes generating the same cache entry at once both
+end up using one complete copy (the rename that lands first wins; the other is discarded).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+import unicodedata
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+
+from ..config import cache_dir
+from ..errors import ModelCorrupt
+from .dims import StandinDims, dims_for
+from .duration_predictor import build_duration_predictor
+from .marker import GENERATOR_VERSION, is_standin
+from .text_encoder import build_text_encoder
+from .tts_config import standin_config
+from .unicode_indexer import build_indexer
+from .vector_estimator import build_vector_estimator
+from .vocoder import build_vocoder
+from .voices import VOICE_NAMES, voice_style
+
+logger = logging.getLogger(__name__)
+
+GraphFactory = Callable[[StandinDims, np.random.Generator | None], onnx.ModelProto]
+# file name -> graph builder; the order gives each graph its own random stream, so graphs do not
+# depend on each other's draws.
+GRAPHS: dict[str, GraphFactory] = {
+    "duration_predictor.onnx": lambda d, rng: build_duration_predictor(d.duration, rng),
+    "text_encoder.onnx": lambda d, rng: build_text_encoder(d.text, rng),
+    "vector_estimator.onnx": lambda d, rng: build_vector_estimator(d.estimator, rng),
+    "vocoder.onnx": lambda d, rng: build_vocoder(d.vocoder, rng),
+}
+_VOICE_STREAMS = 100  # voice i draws from stream 100 + i
+REQUIRED_FILES = (
+    *(f"onnx/{name}" for name in GRAPHS),
+    "onnx/tts.json",
+    "onnx/unicode_indexer.json",
+    *(f"voice_styles/{name}.json" for name in VOICE_NAMES),
+)
+
+
+def make_model(out_dir: str | Path, size: str = "tiny", seed: int = 0) -> Path:
+    """Write a stand-in model directory at ``out_dir`` and return its path.
+
+    Replaces an existing stand-in or an empty directory; refuses to touch anything else (a real
+    model, say), raising ``FileExistsError``.
+    """
+    target = Path(out_dir).expanduser().absolute()
+    _check_request(size, seed)
+    if target.exists() and not _replaceable(target):
+        raise FileExistsError(
+            f"{target} exists and is not a stand-in model directory; choose another --out or remove it yourself"
+        )
+    staged = _stage(target, size, seed)
+    _swap_in(staged, target)
+    return target
+
+
+def ensure_standin(size: str = "tiny", seed: int = 0) -> Path:
+    """The cached stand-in for ``size``/``seed``, generated on first use.
+
+    Lives in ``$SUPERTONIC_CACHE_DIR`` (default ``~/.cache/supertonic-lambda``) under a name that
+    includes the generator version and a fingerprint of its code, so a changed generator never
+    reuses older files.
+    """
+    target = cached_standin_dir(size, seed)
+    if is_complete(target):
+        return target
+    if target.exists():  # interrupted or edited by hand: rebuild it in place
+        return make_model(target, size, seed)
+    staged = _stage(target, size, seed)
+    try:
+        os.rename(staged, target)
+    except OSError:
+        # Another process renamed its copy in first; the files are identical, use that one.
+        shutil.rmtree(staged, ignore_errors=True)
+        if not is_complete(target):
+            raise ModelCorrupt(f"stand-in cache {target} is incomplete; delete it and retry") from None
+        return target
+    _remove_outdated(target, size, seed)
+    return target
+
+
+def cached_standin_dir(size: str = "tiny", seed: int = 0) -> Path:
+    """Where ``ensure_standin`` keeps the stand-in for ``size``/``seed`` (it may not exist yet)."""
+    _check_request(size, seed)
+    return cache_dir() / f"standin-{size}-seed{seed}-v{GENERATOR_VERSION}-{_fingerprint()}"
+
+
+def is_complete(model_dir: Path) -> bool:
+    return all((model_dir / name).is_file() for name in REQUIRED_FILES)
+
+
+def build_graph(filename: str, size: str = "tiny", seed: int = 0, *, weights: bool = True) -> onnx.ModelProto:
+    """One graph of the stand-in, in memory, exactly as ``make_model`` writes it.
+
+    ``weights=False`` gives a weightless skeleton (names and dims only): enough for
+    ``graph_flops`` and parameter counts of the full size without drawing 99 M random numbers.
+    """
+    _check_request(size, seed)
+    if filename not in GRAPHS:
+        raise ValueError(f"unknown graph {filename!r}; use one of: {', '.join(GRAPHS)}")
+    rng = _rng(seed, list(GRAPHS).index(filename)) if weights else None
+    return GRAPHS[filename](dims_for(size), rng)
+
+
+def write_files(root: Path, size: str, seed: int) -> None:
+    """Write every file of the model directory under ``root`` (which must exist)."""
+    onnx_dir, voices_dir = root / "onnx", root / "voice_styles"
+    onnx_dir.mkdir()
+    voices_dir.mkdir()
+    for filename in GRAPHS:
+        # One graph at a time: the full estimator alone is 256 MB.
+        (onnx_dir / filename).write_bytes(build_graph(filename, size, seed).SerializeToString())
+    dims = dims_for(size)
+    _write_json(onnx_dir / "tts.json", standin_config(size, seed, dims), indent=2)
+    _write_json(onnx_dir / "unicode_indexer.json", build_indexer())
+    for i, name in enumerate(VOICE_NAMES):
+        _write_json(voices_dir / f"{name}.json", voice_style(name, _rng(seed, _VOICE_STREAMS + i)))
+
+
+@functools.cache
+def _fingerprint() -> str:
+    """A short hash of everything that decides the files: this package's code, NumPy (its random
+    streams) and Python's Unicode tables. Any change gives a new cache entry, never a stale one."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest.update(f"numpy {np.__version__}, unicode {unicodedata.unidata_version}".encode())
+    return digest.hexdigest()[:10]
+
+
+def _check_request(size: str, seed: int) -> None:
+    dims_for(size)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+
+
+def _rng(seed: int, stream: int) -> np.random.Generator:
+    return np.random.default_rng([seed, stream])
+
+
+def _write_json(path: Path, content: Any, indent: int | None = None) -> None:
+    path.write_text(json.dumps(content, indent=indent, ensure_ascii=False) + ("\n" if indent else ""), encoding="utf-8")
+
+
+def _stage(target: Path, size: str, seed: int) -> Path:
+    """Build the directory under a temporary name beside ``target`` (same filesystem: rename works)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staged = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+    staged.chmod(0o755)  # mkdtemp makes it private; a model directory is read by other users and images
+    started = time.perf_counter()
+    try:
+        write_files(staged, size, seed)
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
+    logger.info("generated the %s stand-in model (seed %d) in %.1f s", size, seed, time.perf_counter() - started)
+    return staged
+
+
+def _remove_outdated(current: Path, size: str, seed: int) -> None:
+    """Delete cache entries of this size and seed made by other generator code: nothing asks for
+    them again, and a full one is 400 MB."""
+    for entry in current.parent.glob(f"standin-{size}-seed{seed}-v*"):
+        if entry != current and entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _replaceable(path: Path) -> bool:
+    if not path.is_dir():
+        return False
+    if not any(path.iterdir()):
+        return True
+    try:
+        return is_standin(json.loads((path / "onnx" / "tts.json").read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return False
+
+
+def _swap_in(staged: Path, target: Path) -> None:
+    if not target.exists():
+        os.rename(staged, target)
+        return
+    retired = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
+    os.rename(target, retired)
+    try:
+        os.rename(staged, target)
+    except BaseException:
+        os.rename(retired, target)
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
+    shutil.rmtree(retired, ignore_errors=True)
