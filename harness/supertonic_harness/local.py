@@ -125,6 +125,10 @@ def start_local_function(
     model_dir, model_kind = resolve_model(args.model)
     if model_dir is not None:
         environment[ENV_MODEL_DIR] = str(model_dir)
+    elif ENV_MODEL_DIR in environment and not Path(environment[ENV_MODEL_DIR]).is_dir():
+        # The template names the image's model path (/opt/model), which this machine lacks.
+        notes.append(f"template's {ENV_MODEL_DIR}={environment.pop(ENV_MODEL_DIR)} is not here; "
+                     "the function picks its own model (pass --model to choose)")
 
     stack = ExitStack()
     try:

@@ -55,7 +55,8 @@ def classify(raw: RawInvocation, *, oom_killed: bool) -> Classification:
     if oom_killed:
         # The runtime died of SIGKILL from the OOM killer (or the fallback sampler): RIE only says
         # "Runtime exited with error: signal: killed"; the limits know why.
-        return Classification(Outcome.OOM, "Runtime.OutOfMemory", error_message)
+        said = f" (RIE: {error_message})" if error_message else ""
+        return Classification(Outcome.OOM, "Runtime.OutOfMemory", f"killed at the memory limit{said}")
     if error_type == TOO_LARGE_TYPE:
         return Classification(Outcome.TOO_LARGE, error_type, error_message)
     if raw.log.reset_reason == "Timeout" or raw.body.startswith(TIMEOUT_PREFIX):

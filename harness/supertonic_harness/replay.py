@@ -10,7 +10,9 @@ expectation or the profile's budget is broken (2 when the run itself could not s
 from __future__ import annotations
 
 import argparse
+import base64
 import io
+import json
 import re
 import sys
 from pathlib import Path
@@ -24,6 +26,10 @@ from .rie import RieNotFound
 from .sandbox import Invocation
 
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".opus")
+# The function says which model produced its audio (a stand-in's output is noise, not speech):
+# in this header on audio responses, in the "model" field of its JSON answers; JSON answers
+# and direct invokes carry the audio itself as "audio_base64" next to its "content_type".
+MODEL_HEADER = "x-supertonic-model"
 LOG_TAIL_LINES = 15
 
 
@@ -120,11 +126,18 @@ def _replay_one(local: LocalFunction, event: ReplayEvent, index: int, round_inde
     record = _record(invocation, event, index, round_index)
     audio: list[tuple[str, bytes]] = []
     if invocation.outcome is Outcome.SUCCESS:
-        http = result_to_http(invocation.result())
+        result = invocation.result()
+        http = result_to_http(result)
         record.status = http.status
         record.content_type = http.header("content-type")
+        record.function_model = http.header(MODEL_HEADER)
         if (record.content_type or "").startswith("audio/"):
             audio.append((_extension(record.content_type), http.body))
+        elif (document := _json_document(http.body)) is not None:
+            record.function_model = document.get("model", record.function_model)
+            if isinstance(document.get("audio_base64"), str):
+                content_type = document.get("content_type", "audio/wav")
+                audio.append((_extension(content_type), base64.b64decode(document["audio_base64"])))
     if local.s3 is not None:
         for stored in local.s3.written_since(before):
             if stored.content_type.startswith("audio/") or stored.key.endswith(AUDIO_EXTENSIONS):
@@ -163,6 +176,15 @@ def _record(invocation: Invocation, event: ReplayEvent, index: int, round_index:
         error_message=invocation.error_message,
         log_tail=invocation.log_lines[-LOG_TAIL_LINES:] if failed else [],
     )
+
+
+def _json_document(body: bytes) -> dict | None:
+    """A JSON object body (the function's JSON answers and direct-invoke results), else None."""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return parsed if isinstance(parsed, dict) else None
 
 
 def _extension(content_type: str | None) -> str:

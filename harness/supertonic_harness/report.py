@@ -36,6 +36,7 @@ class Record:
     rtf: float | None = None
     content_type: str | None = None
     audio_files: list[str] = field(default_factory=list)
+    function_model: str | None = None  # the model the function says it used ("real", "stand-in")
     error_type: str | None = None
     error_message: str | None = None
     log_tail: list[str] = field(default_factory=list)  # RIE's and the function's last lines, on failure
@@ -98,7 +99,7 @@ def summary(records: list[Record]) -> dict[str, Any]:
 
 _COLUMNS = (
     ("#", 3, lambda r: str(r.index)),
-    ("event", 24, lambda r: r.event if r.repeat == 0 else f"{r.event}#{r.repeat + 1}"),
+    ("event", 28, lambda r: r.event if r.repeat == 0 else f"{r.event}#{r.repeat + 1}"),
     ("outcome", 14, lambda r: r.outcome),
     ("status", 6, lambda r: _fmt(r.status)),
     ("cold", 4, lambda r: "yes" if r.cold_start else "-"),
@@ -141,10 +142,12 @@ def table(records: list[Record]) -> str:
 def header(report: Report) -> str:
     limits = report.limits
     skipped = "".join(f"\n  (not {reason})" for reason in limits.get("skipped", []))
+    reported = sorted({r.function_model for r in report.records if r.function_model})
+    said = f" (the function says: {', '.join(reported)})" if reported else ""
     return (
         f"profile {report.profile['name']}: {report.profile['cpus']:g} vCPU, {report.profile['memory_mb']} MB; "
         f"limits {limits['mode']}: {limits['detail']}{skipped}\n"
-        f"model {report.model['kind']}{' at ' + report.model['dir'] if report.model.get('dir') else ''}; "
+        f"model {report.model['kind']}{' at ' + report.model['dir'] if report.model.get('dir') else ''}{said}; "
         f"budget judged on {BUDGET_JUDGED_ON} <= {report.budget['memory_mb']} MB"
         + (f", RTF <= {report.budget['max_rtf']:g}" if report.budget.get("max_rtf") else "")
     )

@@ -1,0 +1,108 @@
+"""The real function under RIE with the tiny stand-in model: function URL, S3 through moto, replay, OOM."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+import soundfile as sf
+from harness_fixtures.support import function_args, require_rie
+from supertonic_harness import replay
+from supertonic_harness.emulator import FunctionUrlServer, upload_and_invoke
+from supertonic_harness.limits import leftover_cgroups
+from supertonic_harness.local import start_local_function
+from supertonic_harness.outcome import Outcome
+from supertonic_harness.rie import REPO_ROOT
+
+EVENTS = REPO_ROOT / "events"
+OUTPUT_BUCKET = "supertonic-output-123456789012-us-east-1"
+
+
+@pytest.fixture(scope="module")
+def local(tiny_model_dir):
+    # The repository's handler, template (buckets, environment) and the generated tiny model.
+    with start_local_function(function_args("--model", str(tiny_model_dir))) as started:
+        yield started
+    assert leftover_cgroups() == []
+
+
+def test_http_request_through_the_function_url_returns_decodable_audio(local):
+    server = FunctionUrlServer(local, log=lambda line: None).start()
+    try:
+        request = urllib.request.Request(
+            server.url, method="POST", data=json.dumps({"text": "안녕하세요", "lang": "ko", "steps": 2}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            status, headers, body = response.status, response.headers, response.read()
+    finally:
+        server.stop()
+    assert status == 200
+    assert headers["content-type"].startswith("audio/wav")
+    assert headers["x-supertonic-model"] == "stand-in"
+    audio, rate = sf.read(io.BytesIO(body))
+    assert rate == 44_100 and len(audio) > 0
+
+
+def test_s3_upload_through_moto_produces_the_audio_object_and_manifest(local, tmp_path):
+    story = tmp_path / "짧은 이야기.txt"
+    story.write_text("A short story, read aloud.", encoding="utf-8")
+    event, invocation, written = upload_and_invoke(local, story, local.triggers[0])
+    assert invocation.outcome is Outcome.SUCCESS, invocation.log_lines[-15:]
+    assert event["Records"][0]["s3"]["object"]["key"].startswith("input/")
+    assert all(uri.startswith(f"s3://{OUTPUT_BUCKET}/output/") for uri in written)
+    manifests = [uri for uri in written if uri.endswith(".json")]
+    audio = [uri for uri in written if not uri.endswith(".json")]
+    assert len(manifests) == 1 and len(audio) == 1, written
+    manifest = json.loads(local.s3.fetch(OUTPUT_BUCKET, manifests[0].split("/", 3)[3]).body)
+    assert manifest["status"] == "done"
+    stored = local.s3.fetch(OUTPUT_BUCKET, audio[0].split("/", 3)[3])
+    assert stored.content_type.startswith("audio/")
+    assert sf.info(io.BytesIO(stored.body)).duration > 0
+
+
+def _replay(*argv: str) -> int:
+    require_rie()
+    parser = argparse.ArgumentParser()
+    replay.register(parser.add_subparsers())
+    args = parser.parse_args(["replay", *argv])
+    return args.func(args)
+
+
+def test_replay_of_sample_events_with_the_real_handler(tiny_model_dir, tmp_path, capsys):
+    names = ["furl_post_tts", "furl_unknown_voice", "s3_put_txt", "direct_invoke"]
+    report_path = tmp_path / "report.json"
+    status = _replay(*(str(EVENTS / f"{name}.json") for name in names), "--model", str(tiny_model_dir),
+                     "--profile", "lambda-2048", "--report", str(report_path))
+    report = json.loads(report_path.read_text())
+    rows = {r["event"]: r for r in report["invocations"]}
+    assert status == 0, capsys.readouterr().out
+    if report["limits"]["mode"].startswith("cgroup"):
+        assert "115800" in report["limits"]["detail"]  # Lambda's CPU share at 2048 MB
+    assert rows["furl_post_tts"]["cold_start"] and rows["furl_post_tts"]["init_ms"] > 0
+    assert rows["furl_unknown_voice"]["status"] == 422
+    for name in ("furl_post_tts", "s3_put_txt", "direct_invoke"):
+        assert rows[name]["audio_s"] > 0 and rows[name]["rtf"] > 0, rows[name]
+        assert all(Path(p).is_file() for p in rows[name]["audio_files"])
+    # Audio answers and JSON answers both say which model made them (the S3 result is a summary).
+    assert rows["furl_post_tts"]["function_model"] == rows["direct_invoke"]["function_model"] == "stand-in"
+
+
+def test_a_memory_limit_below_the_function_footprint_is_an_oom_the_report_names(tiny_model_dir, tmp_path, capsys):
+    # The interpreter, numpy and onnxruntime alone need more anonymous memory than this.
+    report_path = tmp_path / "report.json"
+    existing = set(leftover_cgroups())  # the module's running function keeps its own
+    status = _replay(str(EVENTS / "furl_post_tts.json"), "--model", str(tiny_model_dir),
+                     "--profile", "custom", "--memory-mb", "32", "--report", str(report_path))
+    row = json.loads(report_path.read_text())["invocations"][0]
+    assert status == 1
+    assert row["outcome"] == "oom" and row["status"] == 502
+    # The sidecar expected audio, so its checks fail too; the budget line names the OOM.
+    assert "over the memory budget: OOM-killed at 32 MB" in row["failures"]
+    assert row["error_message"].startswith("killed at the memory limit")
+    assert "oom" in capsys.readouterr().out
+    assert set(leftover_cgroups()) == existing
