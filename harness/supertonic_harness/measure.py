@@ -24,6 +24,8 @@ MB = 1024 * 1024
 
 def children(pid: int) -> list[int]:
     """Direct children of ``pid`` (all threads' children, as /proc lists them per thread)."""
+    if not (PROC / str(pid) / "task" / str(pid) / "children").exists():
+        return _children_by_scan(pid)  # kernels built without CONFIG_PROC_CHILDREN
     found: list[int] = []
     try:
         tasks = list((PROC / str(pid) / "task").iterdir())
@@ -34,6 +36,21 @@ def children(pid: int) -> list[int]:
             found.extend(int(p) for p in (task / "children").read_text().split())
         except OSError:
             continue
+    return found
+
+
+def _children_by_scan(pid: int) -> list[int]:
+    found = []
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            # The parent pid is the 2nd field after the parenthesised command, which may hold spaces.
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == pid:
+            found.append(int(entry.name))
     return found
 
 

@@ -1,8 +1,10 @@
 """The replay's output: a terminal table (with a progress bar), a JSON report, a PNG chart.
 
 Memory is reported twice and judged once: ``peak_rss_mb`` (the runtime's resident memory, what
-the budget is judged on) and ``cgroup_peak_mb`` (the cgroup's usage, which also counts page cache
-such as the model file read at init and is reclaimed before the kernel OOM-kills anything).
+the budget is judged on) and ``cgroup_peak_mb`` (the cgroup's usage). The cgroup counts page
+cache read inside it, such as the model file, which the kernel reclaims before it OOM-kills; it
+does not count pages first read by another cgroup, such as shared libraries this machine had
+cached already, so it can also read below RSS. A fresh Lambda sandbox has neither discount.
 """
 
 from __future__ import annotations
