@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import urllib.request
@@ -10,9 +9,10 @@ from pathlib import Path
 
 import pytest
 import soundfile as sf
-from harness_fixtures.support import function_args, require_rie
+from harness_fixtures.support import function_args, run_command
 from supertonic_harness import replay
 from supertonic_harness.emulator import FunctionUrlServer, upload_and_invoke
+from supertonic_harness.events import collect
 from supertonic_harness.limits import leftover_cgroups
 from supertonic_harness.local import start_local_function
 from supertonic_harness.outcome import Outcome
@@ -25,7 +25,8 @@ OUTPUT_BUCKET = "supertonic-output-123456789012-us-east-1"
 @pytest.fixture(scope="module")
 def local(tiny_model_dir):
     # The repository's handler, template (buckets, environment) and the generated tiny model.
-    with start_local_function(function_args("--model", str(tiny_model_dir))) as started:
+    args = function_args("--model", str(tiny_model_dir), "--profile", "lambda-2048")
+    with start_local_function(args) as started:
         yield started
     assert leftover_cgroups() == []
 
@@ -65,38 +66,27 @@ def test_s3_upload_through_moto_produces_the_audio_object_and_manifest(local, tm
     assert sf.info(io.BytesIO(stored.body)).duration > 0
 
 
-def _replay(*argv: str) -> int:
-    require_rie()
-    parser = argparse.ArgumentParser()
-    replay.register(parser.add_subparsers())
-    args = parser.parse_args(["replay", *argv])
-    return args.func(args)
-
-
-def test_replay_of_sample_events_with_the_real_handler(tiny_model_dir, tmp_path, capsys):
+def test_replay_of_sample_events_with_the_real_handler(local, tmp_path):
     names = ["furl_post_tts", "furl_unknown_voice", "s3_put_txt", "direct_invoke"]
-    report_path = tmp_path / "report.json"
-    status = _replay(*(str(EVENTS / f"{name}.json") for name in names), "--model", str(tiny_model_dir),
-                     "--profile", "lambda-2048", "--report", str(report_path))
-    report = json.loads(report_path.read_text())
-    rows = {r["event"]: r for r in report["invocations"]}
-    assert status == 0, capsys.readouterr().out
-    if report["limits"]["mode"].startswith("cgroup"):
-        assert "115800" in report["limits"]["detail"]  # Lambda's CPU share at 2048 MB
-    assert rows["furl_post_tts"]["cold_start"] and rows["furl_post_tts"]["init_ms"] > 0
-    assert rows["furl_unknown_voice"]["status"] == 422
+    report = replay.replay(local, collect([str(EVENTS / f"{name}.json") for name in names]),
+                           audio_dir=tmp_path / "audio")
+    rows = {r.event: r for r in report.records}
+    assert report.passed, [(r.event, r.failures) for r in report.records]
+    if local.limits.mode.startswith("cgroup"):
+        assert "115800" in local.limits.detail  # Lambda's CPU share at 2048 MB
+    assert rows["furl_unknown_voice"].status == 422
     for name in ("furl_post_tts", "s3_put_txt", "direct_invoke"):
-        assert rows[name]["audio_s"] > 0 and rows[name]["rtf"] > 0, rows[name]
-        assert all(Path(p).is_file() for p in rows[name]["audio_files"])
+        assert rows[name].audio_s > 0 and rows[name].rtf > 0, rows[name]
+        assert all(Path(p).is_file() for p in rows[name].audio_files)
     # Audio answers and JSON answers both say which model made them (the S3 result is a summary).
-    assert rows["furl_post_tts"]["function_model"] == rows["direct_invoke"]["function_model"] == "stand-in"
+    assert rows["furl_post_tts"].function_model == rows["direct_invoke"].function_model == "stand-in"
 
 
 def test_a_memory_limit_below_the_function_footprint_is_an_oom_the_report_names(tiny_model_dir, tmp_path, capsys):
     # The interpreter, numpy and onnxruntime alone need more anonymous memory than this.
     report_path = tmp_path / "report.json"
     existing = set(leftover_cgroups())  # the module's running function keeps its own
-    status = _replay(str(EVENTS / "furl_post_tts.json"), "--model", str(tiny_model_dir),
+    status = run_command("replay", str(EVENTS / "furl_post_tts.json"), "--model", str(tiny_model_dir),
                      "--profile", "custom", "--memory-mb", "32", "--report", str(report_path))
     row = json.loads(report_path.read_text())["invocations"][0]
     assert status == 1

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
-from harness_fixtures.support import FIXTURES, require_rie
+from harness_fixtures.support import FIXTURES, run_command
 from supertonic_harness import replay
 from supertonic_harness.events import EventError, Expectation, collect, expand
 from supertonic_harness.outcome import Outcome
 from supertonic_harness.report import Record
 
 EVENTS = FIXTURES / "events"
-
-
-def run_replay(*argv: str) -> int:
-    require_rie()
-    parser = argparse.ArgumentParser()
-    replay.register(parser.add_subparsers())
-    args = parser.parse_args(["replay", *argv])
-    return args.func(args)
 
 
 def sample_replay_args(*extra: str) -> list[str]:
@@ -96,7 +87,7 @@ def test_checks(record, expect, max_rtf, broken):
 
 def test_replay_classifies_every_outcome_and_writes_report_chart_and_audio(tmp_path, capsys):
     report_path = tmp_path / "out" / "report.json"
-    status = run_replay(str(EVENTS), *sample_replay_args("--timeout", "3", "--report", str(report_path)))
+    status = run_command("replay", str(EVENTS), *sample_replay_args("--timeout", "3", "--report", str(report_path)))
     printed = capsys.readouterr().out
     report = json.loads(report_path.read_text())
     rows = report["invocations"]
@@ -121,7 +112,7 @@ def test_oom_under_a_small_profile_and_broken_expectations_fail_the_run(tmp_path
     (tmp_path / "grows.json").write_text('{"action": "allocate", "mb": 400, "_expect": {"outcome": "oom"}}')
     (tmp_path / "wrong.json").write_text('{"action": "tone", "seconds": 0.2, "_expect": {"status": 201}}')
     report_path = tmp_path / "report.json"
-    status = run_replay(str(tmp_path / "*.json"), *sample_replay_args(
+    status = run_command("replay", str(tmp_path / "*.json"), *sample_replay_args(
         "--profile", "custom", "--cpus", "1", "--memory-mb", "200", "--report", str(report_path)))
     printed = capsys.readouterr().out
     rows = {r["event"]: r for r in json.loads(report_path.read_text())["invocations"]}
@@ -134,7 +125,7 @@ def test_oom_under_a_small_profile_and_broken_expectations_fail_the_run(tmp_path
 
 
 def test_run_that_cannot_start_exits_2_with_the_reason(tmp_path, capsys):
-    assert run_replay(str(tmp_path / "none.json"), *sample_replay_args()) == 2
+    assert run_command("replay", str(tmp_path / "none.json"), *sample_replay_args()) == 2
     assert "no such event file" in capsys.readouterr().err
 
 
@@ -146,7 +137,7 @@ def test_s3_events_are_seeded_and_their_audio_objects_measured(tmp_path):
     event["_s3_object"] = {"text": "two words"}
     (tmp_path / "upload.json").write_text(json.dumps(event))
     report_path = tmp_path / "report.json"
-    status = run_replay(str(tmp_path / "upload.json"), "--handler", "sample_functions.s3_tone",
+    status = run_command("replay", str(tmp_path / "upload.json"), "--handler", "sample_functions.s3_tone",
                         "--task-root", str(FIXTURES), "--template", str(TEMPLATE), "--report", str(report_path))
     row = json.loads(report_path.read_text())["invocations"][0]
     assert status == 0, row

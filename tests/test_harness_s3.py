@@ -7,7 +7,7 @@ import json
 
 import pytest
 import soundfile as sf
-from harness_fixtures.support import FIXTURES, TEMPLATE, function_args
+from harness_fixtures.support import FIXTURES, TEMPLATE, function_args, run_command
 from supertonic_harness.emulator import upload_and_invoke
 from supertonic_harness.local import start_local_function
 from supertonic_harness.outcome import Outcome
@@ -65,23 +65,10 @@ def test_uploaded_text_file_produces_audio_and_manifest_through_moto(tmp_path):
     assert json.loads(manifest.body)["source"] == "s3://sample-in-123456789012-us-east-1/input/three words here.txt"
 
 
-def _emulate(*argv: str) -> int:
-    import argparse
-
-    from harness_fixtures.support import require_rie
-    from supertonic_harness import emulator
-
-    require_rie()
-    parser = argparse.ArgumentParser()
-    emulator.register(parser.add_subparsers())
-    args = parser.parse_args(["emulate", *argv])
-    return args.func(args)
-
-
 def test_emulate_upload_without_serving_prints_what_the_function_wrote(tmp_path, capsys):
     text_file = tmp_path / "note.txt"
     text_file.write_text("one two", encoding="utf-8")
-    status = _emulate("--handler", "sample_functions.s3_tone", "--task-root", str(FIXTURES),
+    status = run_command("emulator", "--handler", "sample_functions.s3_tone", "--task-root", str(FIXTURES),
                       "--template", str(TEMPLATE), "--upload", str(text_file), "--no-serve")
     printed = capsys.readouterr().out
     assert status == 0, printed
@@ -92,7 +79,7 @@ def test_emulate_upload_without_serving_prints_what_the_function_wrote(tmp_path,
 def test_emulate_upload_needs_an_s3_trigger(tmp_path, capsys):
     text_file = tmp_path / "note.txt"
     text_file.write_text("x", encoding="utf-8")
-    status = _emulate("--handler", "sample_functions.echo", "--task-root", str(FIXTURES),
+    status = run_command("emulator", "--handler", "sample_functions.echo", "--task-root", str(FIXTURES),
                       "--template", "none", "--upload", str(text_file), "--no-serve")
     assert status == 1
     assert "needs an S3 event in the template" in capsys.readouterr().err

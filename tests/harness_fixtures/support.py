@@ -39,3 +39,14 @@ def function_args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     add_function_arguments(parser)
     return parser.parse_args(list(argv))
+
+
+def run_command(name: str, *argv: str) -> int:
+    """Run ``supertonic-lambda <name> ARGV`` through its module's ``register``; returns the exit status."""
+    import importlib
+
+    require_rie()
+    parser = argparse.ArgumentParser()
+    importlib.import_module(f"supertonic_harness.{name}").register(parser.add_subparsers())
+    args = parser.parse_args([{"emulator": "emulate"}.get(name, name), *argv])
+    return args.func(args)
