@@ -1,6 +1,9 @@
 """Fixtures for the function's tests: S3 over real HTTP (moto's server), the app, Lambda contexts.
 
-Import what a test module uses: ``from fixtures_s3 import moto_endpoint, s3, app, ...  # noqa: F401``.
+A test module registers these fixtures with ``pytest_plugins = ["fixtures_s3"]`` (so the session
+fixtures exist once, not once per importing module) and imports the helpers it needs. The module
+holds no assertions, so pytest need not rewrite it: PYTEST_DONT_REWRITE (test modules import it
+before pytest registers it as a plugin, which would otherwise warn).
 
 - ``moto_endpoint``: one ``moto_server`` on 127.0.0.1 and a free port for the session, killed at
   the end; ``AWS_ENDPOINT_URL_S3`` and dummy credentials point every boto3 client at it.

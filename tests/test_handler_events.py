@@ -12,18 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures_s3 import (  # noqa: F401 - fixtures
+from fixtures_s3 import (
     OUTPUT_BUCKET,
     HttpAnswer,
     LambdaContext,
-    app,
     audio_info,
     event_files,
     expectations,
     load_event,
-    moto_endpoint,
-    s3,
 )
+
+# S3 server, app and context fixtures, registered once for the whole session.
+pytest_plugins = ["fixtures_s3"]
 
 # The error code each refused request must carry.
 ERROR_CODES = {

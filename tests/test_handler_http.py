@@ -11,25 +11,24 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from fixtures_s3 import (  # noqa: F401 - fixtures
+from fixtures_s3 import (
     FUNCTION_ENV,
     INPUT_BUCKET,
     OUTPUT_BUCKET,
     HttpAnswer,
     LambdaContext,
-    app,
     audio_info,
-    json_logs,
     event_files,
     fetch,
     load_event,
-    moto_endpoint,
-    s3,
 )
 from supertonic_engine.errors import ModelMissing
 from supertonic_function.config import FunctionConfig
 from supertonic_function.responses import SYNC_RESPONSE_LIMIT
 from supertonic_function.service import Service
+
+# S3 server, app and context fixtures, registered once for the whole session.
+pytest_plugins = ["fixtures_s3"]
 
 # About 70 s of audio on the stand-in: over 6 MB as base64 WAV, small as MP3.
 LONG_TEXT = "Every sentence here adds a few seconds of audio to the answer. " * 13

@@ -8,20 +8,20 @@ from typing import Any
 import boto3
 import pytest
 from botocore.config import Config
-from fixtures_s3 import (  # noqa: F401 - fixtures
+from fixtures_s3 import (
     INPUT_BUCKET,
     OUTPUT_BUCKET,
     LambdaContext,
-    app,
     audio_info,
     load_event,
-    moto_endpoint,
-    s3,
 )
 from supertonic_engine.storage import ObjectStore, StorageUnavailable
 from supertonic_function import s3_trigger
 from supertonic_function.config import ConfigurationError, FunctionConfig
 from supertonic_function.service import Service
+
+# S3 server, app and context fixtures, registered once for the whole session.
+pytest_plugins = ["fixtures_s3"]
 
 
 def _service(app: Any, **overrides: Any) -> Service:

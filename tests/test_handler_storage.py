@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError
-from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, fetch, moto_endpoint, s3  # noqa: F401 - fixtures
+from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, fetch
 from supertonic_engine.storage import (
     ObjectChanged,
     ObjectMissing,
@@ -19,6 +19,9 @@ from supertonic_engine.storage import (
     classify,
     s3_client,
 )
+
+# S3 server, app and context fixtures, registered once for the whole session.
+pytest_plugins = ["fixtures_s3"]
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .config import TEXT_SUFFIXES, FunctionConfig
+from .errors import NotConfigured
 
 JOB_ID = re.compile(r"^[0-9a-f]{32}$")
 MANIFEST_NAME = "manifest.json"
@@ -61,7 +62,7 @@ class Layout:
         relative = source_key[len(self.config.input_prefix) :]
         bucket = self.config.results_bucket
         if bucket is None:
-            raise ValueError("no results bucket configured")
+            raise NotConfigured("rendering text needs a results bucket: set SUPERTONIC_OUTPUT_BUCKET or SUPERTONIC_INPUT_BUCKET")
         return ResultKeys(bucket, f"{self.config.output_prefix}{relative}/{revision}/")
 
     def job_key(self, job_id: str) -> str:

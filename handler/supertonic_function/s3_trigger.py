@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.utilities.data_classes import S3Event
-from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord
+from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord, S3Object
 from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
 
 from .errors import InvalidJson, error_manifest, is_input_fault, utc_now
@@ -42,61 +42,51 @@ class Outcome:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
 
+@dataclass(frozen=True)
+class SourceObject:
+    """The text object an event announces, as the event describes it."""
+
+    bucket: str
+    key: str
+    etag: str | None
+    version_id: str | None
+    size: int | None
+
+    @property
+    def revision(self) -> str | None:
+        return self.version_id or self.etag
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
     outcomes = [render_record(service, record, request_id=request_id, context=context) for record in S3Event(event).records]
     return {"results": [outcome.to_dict() for outcome in outcomes]}
 
 
 def render_record(service: Service, record: S3EventRecord, *, request_id: str, context: Any) -> Outcome:
-    bucket = record.s3.bucket.name
     announced = record.s3.get_object
     # Notification keys are form-encoded: "my story.txt" arrives as "my+story.txt".
-    key = unquote_plus(announced.key)
-    if not record.event_name.startswith("ObjectCreated"):
-        return _skip(bucket, key, "not_a_creation")
-    kind = service.layout.kind(bucket, key)
-    if kind is KeyKind.OWN_OUTPUT:
-        logger.warning("refusing to render the function's own output", extra={"bucket": bucket, "key": key})
-        return _skip(bucket, key, "own_output")
-    if kind is KeyKind.OTHER:
-        return _skip(bucket, key, "not_an_input")
-
-    etag = (announced.get("eTag") or "").strip('"') or None
-    version_id = announced.version_id if announced.version_id not in (None, "null") else None
-    revision = version_id or etag
-    if revision is None:
-        info = service.store.head(bucket, key)
-        if info is None:
-            return _skip(bucket, key, ObjectMissing.code)
-        etag, version_id, revision = info.etag, info.version_id, info.revision
-    service.results_bucket("the S3 trigger")
-    keys = service.layout.result_keys(key, str(revision))
+    bucket, key = record.s3.bucket.name, unquote_plus(announced.key)
+    refusal = _refusal(service, record.event_name, bucket, key)
+    if refusal is not None:
+        return _skip(bucket, key, refusal)
+    source = _source(service, bucket, key, announced)
+    if source is None or source.revision is None:
+        return _skip(bucket, key, ObjectMissing.code)
+    keys = service.layout.result_keys(key, source.revision)
     if service.store.head(keys.bucket, keys.manifest) is not None:
         return _skip(bucket, key, "already_done", keys.manifest)
-
-    source = {"bucket": bucket, "key": key, "etag": etag, "version_id": version_id, "size": announced.get("size")}
     try:
-        text = service.store.read_text(
-            bucket, key, max_bytes=service.config.max_object_bytes, size=announced.get("size"), etag=etag
-        )
-        request = _request_from(service, text)
-        rendered = render(
-            service.engine,
-            request,
-            budget_s=synthesis_budget_s(context, service.config.deadline_margin_s),
-            source="s3",
-        )
+        rendered = _render(service, source, context)
     except (ObjectMissing, ObjectChanged) as error:
         # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
         return _skip(bucket, key, error.code)
     except Exception as error:
         if not is_input_fault(error):
             raise
-        manifest = error_manifest(error, source, request_id) | {"request_id": request_id}
-        service.store.put_json(keys.bucket, keys.manifest, manifest, only_if_absent=True)
-        logger.info("text object refused", extra={"key": key, "error": manifest["error"]})
-        return Outcome(bucket, key, "failed", manifest["error"]["code"], keys.manifest)
-
+        return _fail(service, source, keys, error, request_id)
     published = service.store.publish(
         keys.bucket,
         audio_key=keys.audio(rendered.extension),
@@ -108,6 +98,51 @@ def render_record(service: Service, record: S3EventRecord, *, request_id: str, c
     if not published:
         return _skip(bucket, key, "already_done", keys.manifest)
     return Outcome(bucket, key, "done", manifest_key=keys.manifest)
+
+
+def _refusal(service: Service, event_name: str, bucket: str, key: str) -> str | None:
+    """Why this record must not be rendered, or None. Own outputs are refused first: no loops."""
+    kind = service.layout.kind(bucket, key)
+    if kind is KeyKind.OWN_OUTPUT:
+        logger.warning("refusing to render the function's own output", extra={"bucket": bucket, "key": key})
+        return "own_output"
+    if kind is KeyKind.OTHER:
+        return "not_an_input"
+    if not event_name.startswith("ObjectCreated"):
+        return "not_a_creation"
+    return None
+
+
+def _source(service: Service, bucket: str, key: str, announced: S3Object) -> SourceObject | None:
+    """The object as the event names it; a HEAD fills in what the event left out (None: it is gone)."""
+    etag = (announced.get("eTag") or "").strip('"') or None
+    version_id = announced.version_id if announced.version_id not in (None, "null") else None
+    if etag or version_id:
+        return SourceObject(bucket, key, etag, version_id, announced.get("size"))
+    info = service.store.head(bucket, key)
+    if info is None:
+        return None
+    return SourceObject(bucket, key, info.etag, info.version_id, info.size)
+
+
+def _render(service: Service, source: SourceObject, context: Any) -> Rendered:
+    text = service.store.read_text(
+        source.bucket, source.key, max_bytes=service.config.max_object_bytes, size=source.size, etag=source.etag
+    )
+    return render(
+        service.engine,
+        _request_from(service, text),
+        budget_s=synthesis_budget_s(context, service.config.deadline_margin_s),
+        source="s3",
+    )
+
+
+def _fail(service: Service, source: SourceObject, keys: ResultKeys, error: Exception, request_id: str) -> Outcome:
+    """Record an input fault as the result, so the event is done and not retried."""
+    manifest = error_manifest(error, source.to_dict(), request_id) | {"request_id": request_id}
+    service.store.put_json(keys.bucket, keys.manifest, manifest, only_if_absent=True)
+    logger.info("text object refused", extra={"key": source.key, "error": manifest["error"]})
+    return Outcome(source.bucket, source.key, "failed", manifest["error"]["code"], keys.manifest)
 
 
 def _request_from(service: Service, text: TextObject) -> TtsRequest:
@@ -122,10 +157,10 @@ def _request_from(service: Service, text: TextObject) -> TtsRequest:
     return parse_request({**text.info.metadata, "text": text.text}, voices=service.voices, from_strings=True)
 
 
-def _done_manifest(rendered: Rendered, source: dict[str, Any], keys: ResultKeys, request_id: str) -> dict[str, Any]:
+def _done_manifest(rendered: Rendered, source: SourceObject, keys: ResultKeys, request_id: str) -> dict[str, Any]:
     return {
         "status": "done",
-        "source": source,
+        "source": source.to_dict(),
         "audio": {
             "bucket": keys.bucket,
             "key": keys.audio(rendered.extension),
