@@ -29,6 +29,8 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .measure import descendants
+
 ENV_RIE = "SUPERTONIC_RIE"
 INVOKE_PATH = "/2015-03-31/functions/function/invocations"
 LOOPBACK = "127.0.0.1"
@@ -324,8 +326,6 @@ class Rie:
 
     def runtime_pids(self) -> list[int]:
         """The function's processes: everything RIE started (RIE itself is Lambda's, not the function's)."""
-        from .measure import descendants
-
         return descendants(self.pid)
 
     def stop(self, timeout_s: float = 5.0) -> None:

@@ -75,9 +75,11 @@ class Sandbox:
 
     def invoke(self, event: Mapping[str, Any] | bytes) -> Invocation:
         payload = event if isinstance(event, bytes) else json.dumps(event).encode()
-        ooms_before = self.limits.oom_kills()
+        ooms_before = 0
 
-        def start_window() -> None:
+        def start_window() -> None:  # called under RIE's invoke lock: one window at a time
+            nonlocal ooms_before
+            ooms_before = self.limits.oom_kills()
             self.sampler.begin()
             self.limits.reset_peak()
 
