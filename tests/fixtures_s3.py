@@ -5,7 +5,7 @@ fixtures exist once, not once per importing module) and imports the helpers it n
 holds no assertions, so pytest need not rewrite it: PYTEST_DONT_REWRITE (test modules import it
 before pytest registers it as a plugin, which would otherwise warn).
 
-- ``moto_endpoint``: one ``moto_server`` on 127.0.0.1 and a free port for the session, killed at
+- ``moto_endpoint``: moto's S3 server on 127.0.0.1 and a free port for the session, stopped at
   the end; ``AWS_ENDPOINT_URL_S3`` and dummy credentials point every boto3 client at it.
 - ``s3``: a clean moto state with the template's two buckets, as a boto3 client.
 - ``app``: ``supertonic_function.app`` imported once (its init phase) on the tiny stand-in model,
@@ -19,11 +19,6 @@ import hashlib
 import importlib
 import io
 import json
-import shutil
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
@@ -50,36 +45,18 @@ FUNCTION_ENV = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_until_serving(url: str, process: subprocess.Popen, timeout_s: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"moto_server exited with {process.returncode}")
-        try:
-            urllib.request.urlopen(f"{url}/moto-api/", timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"moto_server did not answer on {url} within {timeout_s} s")
-
-
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
-    executable = shutil.which("moto_server") or str(Path(sys.executable).with_name("moto_server"))
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    process = subprocess.Popen(
-        [executable, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    with pytest.MonkeyPatch.context() as env:
-        try:
-            _wait_until_serving(url, process)
+    # moto's own server in a thread of this process: real HTTP on 127.0.0.1, no child process
+    # left running beside tests that inspect their own process tree, stopped cleanly at the end.
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    url = f"http://{host}:{port}"
+    try:
+        with pytest.MonkeyPatch.context() as env:
             env.setenv("AWS_ENDPOINT_URL_S3", url)
             env.setenv("AWS_ACCESS_KEY_ID", "testing")
             env.setenv("AWS_SECRET_ACCESS_KEY", "testing")
@@ -88,13 +65,8 @@ def moto_endpoint() -> Iterator[str]:
             env.setenv("AWS_DEFAULT_REGION", REGION)
             env.setenv("AWS_REGION", REGION)
             yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    finally:
+        server.stop()
 
 
 @pytest.fixture
