@@ -49,8 +49,8 @@ class UnsupportedMediaType(InvalidRequest):
 
     def __init__(self, content_type: str) -> None:
         super().__init__(
-            f"content-type {content_type!r} is not accepted; send application/json "
-            "(or text/plain with the options in the query string)"
+            f"content-type {content_type!r} is not accepted; send application/json, "
+            "application/x-www-form-urlencoded fields, or text/plain with the options in the query string"
         )
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
+from urllib.parse import parse_qsl
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 from supertonic_engine.audio import available_formats
@@ -45,6 +46,7 @@ EXPOSED_HEADERS = (
 # What a browser may send: JSON bodies, and the SigV4 headers an AWS_IAM function URL needs.
 ALLOWED_REQUEST_HEADERS = "content-type, accept, authorization, x-amz-date, x-amz-security-token, x-amz-content-sha256"
 JSON_TYPES = ("application/json", "")  # no content-type at all is read as JSON too
+FORM_TYPE = "application/x-www-form-urlencoded"
 
 
 @dataclass(frozen=True)
@@ -167,21 +169,21 @@ def speak_from_body(service: Service, call: HttpCall, _: dict[str, str]) -> dict
     if call.media_type == "text/plain":
         # The body is the text itself; the options come from the query string.
         return _speak(service, call, _parse(service, {**call.query, "text": call.body_text}, from_strings=True))
-    _require_json(call)
-    return _speak(service, call, _parse(service, call.json_body()))
+    if call.media_type == FORM_TYPE and not _looks_like_json(call):
+        # An HTML form or `curl --data-urlencode text=...`: string fields, like the query string.
+        return _speak(service, call, _parse(service, dict(parse_qsl(call.body_text, keep_blank_values=True)), from_strings=True))
+    return _speak(service, call, _parse(service, _json_data(call)))
 
 
 def speak_openai(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
-    _require_json(call)
     request = parse_openai_request(
-        call.json_body(), voices=service.voices, max_text_chars=service.config.sync_max_text_chars
+        _json_data(call), voices=service.voices, max_text_chars=service.config.sync_max_text_chars
     )
     return _speak(service, call, request)
 
 
 def submit_job(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
-    _require_json(call)
-    job = jobs.submit(service, call.json_body())
+    job = jobs.submit(service, _json_data(call))
     status_url = f"https://{call.event.request_context.domain_name}/v1/jobs/{job.job_id}"
     return json_response(202, job.accepted() | {"status_url": status_url}, {"location": status_url})
 
@@ -196,9 +198,16 @@ def _parse(service: Service, data: object, *, from_strings: bool = False) -> Tts
     )
 
 
-def _require_json(call: HttpCall) -> None:
-    if call.media_type not in JSON_TYPES and not call.media_type.endswith("+json"):
+def _json_data(call: HttpCall) -> object:
+    """The JSON body; ``curl -d '{...}'`` labels JSON as a form by default, so that is JSON too."""
+    is_json = call.media_type in JSON_TYPES or call.media_type.endswith("+json")
+    if not is_json and not (call.media_type == FORM_TYPE and _looks_like_json(call)):
         raise UnsupportedMediaType(call.header("content-type"))
+    return call.json_body()
+
+
+def _looks_like_json(call: HttpCall) -> bool:
+    return call.body_text.lstrip().startswith(("{", "["))
 
 
 def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, Any]:
