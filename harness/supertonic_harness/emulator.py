@@ -6,9 +6,7 @@ Two fronts reach the same RIE-run function:
   (the AWS documentation's curl examples work against it, with any event JSON);
 * a function URL, ``http://127.0.0.1:<port>/``: each HTTP request becomes a payload 2.0 event and
   the handler's answer becomes the HTTP response, so
-  ``curl localhost:8000/ -H 'content-type: application/json' -d '{"text":"안녕하세요"}' -o out.wav``
-  works. (A bare ``curl -d`` sends a form-encoded body: the URL delivers it base64-encoded, as
-  Lambda does, and the function answers 415 unless it accepts that type.)
+  ``curl localhost:8000/ -d '{"text":"안녕하세요"}' -o out.wav`` works.
 
 With the template's buckets in moto's S3, ``--upload notes.txt`` stores the file where the S3
 trigger listens and invokes the function with the matching S3 event.
@@ -174,8 +172,7 @@ def run(args: argparse.Namespace) -> int:
             return status
         server = FunctionUrlServer(local, args.port).start()
         print(f"Invoke API: curl {local.sandbox.invoke_url} -d '{{}}'")
-        print(f"function URL: curl {server.url} -H 'content-type: application/json' "
-              f"-d '{{\"text\":\"안녕하세요\"}}' -o out.wav")
+        print(f"function URL: curl {server.url} -d '{{\"text\":\"안녕하세요\"}}' -o out.wav")
         print("Ctrl-C to stop", flush=True)
         try:
             threading.Event().wait()
