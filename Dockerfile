@@ -32,7 +32,8 @@ RUN test -f /opt/model/onnx/tts.json || { \
 
 # Debian bookworm has glibc 2.36; onnxruntime >= 1.17 ships manylinux_2_28 wheels only.
 FROM ${PYTHON_IMAGE}
-ARG RIE_VERSION=v1.35
+# The same emulator release that aws-sam-cli 1.170.0 vendors, which ./dev extracts for the harness.
+ARG RIE_VERSION=v1.37
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
