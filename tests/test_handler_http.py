@@ -201,7 +201,7 @@ def test_unexpected_failure_is_a_500_without_details(app: Any, configure: Any, m
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(service.engine, "synthesize", broken)
+    monkeypatch.setattr(service.engine, "synthesize_with", broken)
     context = LambdaContext()
     answer = HttpAnswer.of(app.lambda_handler(load_event("furl_post_tts"), context))
     body = answer.body.decode()

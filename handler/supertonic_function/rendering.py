@@ -97,17 +97,7 @@ def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, sourc
     if budget_s is not None and budget_s <= 0:
         # Not even the margin is left (a cold start ate the budget, or the timeout is tiny).
         raise DeadlineExceeded(budget_s=max(budget_s, 0.0), elapsed_s=0.0)
-    o = request.options
-    result = engine.synthesize(
-        request.text,
-        voice=o.voice,
-        lang=o.lang,
-        steps=o.steps,
-        speed=o.speed,
-        seed=o.seed,
-        normalize=o.normalize,
-        timeout_s=budget_s,
-    )
+    result = engine.synthesize_with(request.text, request.options, timeout_s=budget_s)
     started = time.perf_counter()
     audio = encode(result.audio, result.sample_rate, request.format)
     encode_ms = (time.perf_counter() - started) * 1000.0

@@ -211,6 +211,10 @@ class Engine:
     ) -> SynthesisResult:
         """Synthesize ``text`` and return the whole waveform with per-chunk timings."""
         options = SynthesisOptions(voice, lang, steps, speed, seed, normalize, max_chunk_chars, silence_s)
+        return self.synthesize_with(text, options, timeout_s=timeout_s)
+
+    def synthesize_with(self, text: str, options: SynthesisOptions, *, timeout_s: float | None = None) -> SynthesisResult:
+        """``synthesize`` for callers that already hold validated ``SynthesisOptions``."""
         started = time.perf_counter()
         pieces = list(self.stream_with(text, options, timeout_s=timeout_s))
         audio = np.concatenate([p.samples for p in pieces]) if pieces else np.zeros(0, np.float32)
@@ -220,7 +224,7 @@ class Engine:
             chunks=[p.timing for p in pieces],
             synth_ms=(time.perf_counter() - started) * 1000.0,
             model_kind=self.model_kind,
-            text="\n".join(model_text(p.timing.text, lang) for p in pieces),
+            text="\n".join(model_text(p.timing.text, options.lang) for p in pieces),
             options=options,
         )
 
