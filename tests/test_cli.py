@@ -13,6 +13,14 @@ import soundfile as sf
 SCRIPT = Path(sys.executable).parent / "supertonic-lambda"
 
 
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def run(*args: str, env: dict | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, input=stdin, timeout=120, env=env)
 
@@ -22,7 +30,8 @@ def test_synthesize_writes_decodable_audio_and_says_it_is_a_stand_in(tiny_model_
     proc = run("synthesize", "Hello from a serverless function.", "--voice", "F1", "--lang", "en", "--steps", "2",
                "--seed", "1", "-o", str(out), "--model", str(tiny_model_dir))
     assert proc.returncode == 0, proc.stderr
-    assert "model: stand-in" in proc.stdout and "noise, not speech" in proc.stderr
+    assert "model: stand-in (random weights: the audio is noise, not speech)" in proc.stdout
+    assert out.stat().st_mode & 0o777 == 0o666 & ~_umask()
     info = sf.info(out)
     assert info.samplerate == 44_100 and info.format == "FLAC" and info.duration > 0.5
     assert [p.name for p in tmp_path.iterdir()] == ["hello.flac"]  # no temporary left behind

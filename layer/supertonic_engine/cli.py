@@ -84,6 +84,7 @@ def _synthesize(args: argparse.Namespace) -> int:
 
         frames = audio.write_chunks(samples(), partial, engine.sample_rate, fmt)
         synth_s = time.perf_counter() - started
+        os.chmod(partial, 0o666 & ~_umask())  # mkstemp's 0600 was for the half-written file only
         os.replace(partial, output)
     finally:
         if os.path.exists(partial):
@@ -110,11 +111,15 @@ def _synthesize(args: argparse.Namespace) -> int:
         print(
             f"wrote {output}: {duration_s:.2f} s of audio at {engine.sample_rate} Hz in {synth_s:.2f} s "
             f"(RTF {summary['rtf']}), {len(timings)} chunk(s), voice {options.voice}, lang {options.lang}, "
-            f"model: {engine.model_kind}"
+            f"model: {engine.model_kind}" + (f" ({STANDIN_NOTICE})" if engine.model_kind == "stand-in" else "")
         )
-    if engine.model_kind == "stand-in":
-        print(f"note: {STANDIN_NOTICE}", file=sys.stderr)
     return 0
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _normalize(args: argparse.Namespace) -> int:
@@ -128,7 +133,7 @@ def _make_model(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     out = make_model(args.out, size=args.size, seed=args.seed)
-    print(f"wrote the {args.size} stand-in model to {out} in {time.perf_counter() - started:.1f} s ({STANDIN_NOTICE})")
+    print(f"wrote the {args.size} stand-in model to {out} in {time.perf_counter() - started:.1f} s (stand-in: {STANDIN_NOTICE})")
     return 0
 
 

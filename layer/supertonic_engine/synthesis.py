@@ -37,7 +37,7 @@ STEPS_RANGE = (1, 100)
 SPEED_RANGE = (0.7, 2.0)
 CHUNK_CHARS_RANGE = (10, 400)  # the estimator's position table ends at 1000 tokens
 MAX_SILENCE_S = 5.0
-STANDIN_NOTICE = "stand-in model: random weights, the audio is noise, not speech"
+STANDIN_NOTICE = "random weights: the audio is noise, not speech"
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def locate_model(model_dir: str | os.PathLike[str] | None = None, env: Mapping[s
         from .standin import ensure_standin
 
         root = ensure_standin("tiny")
-        logger.warning("no model directory given (--model or %s); using the %s at %s", config.ENV_MODEL_DIR, STANDIN_NOTICE, root)
+        logger.warning("no model directory given (--model or %s): using the stand-in model at %s (%s)", config.ENV_MODEL_DIR, root, STANDIN_NOTICE)
     return root
 
 
