@@ -142,3 +142,16 @@ def test_equal_to_the_official_package_for_the_same_noise(tiny_model_dir, engine
         ours = engine.synthesize(source, voice=voice, lang=lang, steps=steps, speed=speed, seed=1234, normalize=False, max_chunk_chars=max_len)
         assert ours.audio.shape == expected.reshape(-1).shape
         np.testing.assert_allclose(ours.audio, expected.reshape(-1), rtol=0, atol=1e-6)
+
+
+def test_synthesize_into_a_file_equals_encoding_the_whole_result(engine, tmp_path):
+    from supertonic_engine import SynthesisOptions, encode
+
+    text = "First sentence here. Second one follows. And a third."
+    options = SynthesisOptions(steps=1, seed=11, max_chunk_chars=25)
+    whole = engine.synthesize_with(text, options)
+    streamed = engine.synthesize_into(tmp_path / "out.wav", "wav", text, options)
+    assert streamed.audio is None and streamed.frames == whole.audio.size
+    assert [(c.text, c.start_s, c.end_s) for c in streamed.chunks] == [(c.text, c.start_s, c.end_s) for c in whole.chunks]
+    assert (tmp_path / "out.wav").read_bytes() == encode(whole.audio, whole.sample_rate, "wav")
+    assert streamed.encode_ms > 0 and streamed.duration_s == pytest.approx(whole.duration_s)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from supertonic_engine import Engine, SynthesisResult
@@ -34,7 +35,9 @@ class Rendered:
 
     request: TtsRequest
     result: SynthesisResult
-    audio: bytes
+    audio: bytes | None  # None when the audio was encoded straight into ``audio_path``
+    audio_path: Path | None
+    size_bytes: int
     content_type: str
     extension: str
     sample_rate: int  # of the encoded file (Opus is always 48 kHz)
@@ -47,7 +50,7 @@ class Rendered:
         return {
             "format": self.request.format,
             "content_type": self.content_type,
-            "bytes": len(self.audio),
+            "bytes": self.size_bytes,
             "duration_s": round(r.duration_s, 4),
             "sample_rate": self.sample_rate,
             "synth_ms": round(r.synth_ms, 1),
@@ -93,14 +96,21 @@ def synthesis_budget_s(context: InvocationContext | None, margin_s: float) -> fl
     return context.get_remaining_time_in_millis() / 1000.0 - margin_s
 
 
-def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, source: str) -> Rendered:
+def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, source: str, into: Path | None = None) -> Rendered:
+    """Synthesize and encode; with ``into`` the audio is encoded chunk by chunk into that file
+    (for long texts: memory stays flat), else returned as bytes."""
     if budget_s is not None and budget_s <= 0:
         # Not even the margin is left (a cold start ate the budget, or the timeout is tiny).
         raise DeadlineExceeded(budget_s=max(budget_s, 0.0), elapsed_s=0.0)
-    result = engine.synthesize_with(request.text, request.options, timeout_s=budget_s)
-    started = time.perf_counter()
-    audio = encode(result.audio, result.sample_rate, request.format)
-    encode_ms = (time.perf_counter() - started) * 1000.0
+    if into is None:
+        result = engine.synthesize_with(request.text, request.options, timeout_s=budget_s)
+        started = time.perf_counter()
+        audio: bytes | None = encode(result.audio, result.sample_rate, request.format)
+        encode_ms = (time.perf_counter() - started) * 1000.0
+        size = len(audio)
+    else:
+        result = engine.synthesize_into(into, request.format, request.text, request.options, timeout_s=budget_s)
+        audio, encode_ms, size = None, result.encode_ms, into.stat().st_size
     fmt = audio_format(request.format)
     record_synthesis(
         source=source,
@@ -114,6 +124,8 @@ def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, sourc
         request=request,
         result=result,
         audio=audio,
+        audio_path=into,
+        size_bytes=size,
         content_type=content_type(request.format, result.sample_rate),
         extension=fmt.extension,
         sample_rate=fmt.sample_rate or result.sample_rate,

@@ -14,7 +14,9 @@ retries the event and finally hands it to the on-failure destination.
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -78,23 +80,27 @@ def render_record(service: Service, record: S3EventRecord, *, request_id: str, c
     keys = service.layout.result_keys(key, source.revision)
     if service.store.head(keys.bucket, keys.manifest) is not None:
         return _skip(bucket, key, "already_done", keys.manifest)
-    try:
-        rendered = _render(service, source, context)
-    except (ObjectMissing, ObjectChanged) as error:
-        # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
-        return _skip(bucket, key, error.code)
-    except Exception as error:
-        if not is_input_fault(error):
-            raise
-        return _fail(service, source, keys, error, request_id)
-    published = service.store.publish(
-        keys.bucket,
-        audio_key=keys.audio(rendered.extension),
-        audio=rendered.audio,
-        content_type=rendered.content_type,
-        manifest_key=keys.manifest,
-        manifest=_done_manifest(rendered, source, keys, request_id),
-    )
+    # The audio is encoded into /tmp as it is made (a long text never sits whole in memory) and
+    # the folder is removed whatever happens: nothing outlives the invocation.
+    with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
+        audio_path = Path(scratch) / "audio"
+        try:
+            rendered = _render(service, source, context, audio_path)
+        except (ObjectMissing, ObjectChanged) as error:
+            # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
+            return _skip(bucket, key, error.code)
+        except Exception as error:
+            if not is_input_fault(error):
+                raise
+            return _fail(service, source, keys, error, request_id)
+        published = service.store.publish(
+            keys.bucket,
+            audio_key=keys.audio(rendered.extension),
+            audio=audio_path,
+            content_type=rendered.content_type,
+            manifest_key=keys.manifest,
+            manifest=_done_manifest(rendered, source, keys, request_id),
+        )
     if not published:
         return _skip(bucket, key, "already_done", keys.manifest)
     return Outcome(bucket, key, "done", manifest_key=keys.manifest)
@@ -125,7 +131,7 @@ def _source(service: Service, bucket: str, key: str, announced: S3Object) -> Sou
     return SourceObject(bucket, key, info.etag, info.version_id, info.size)
 
 
-def _render(service: Service, source: SourceObject, context: Any) -> Rendered:
+def _render(service: Service, source: SourceObject, context: Any, audio_path: Path) -> Rendered:
     text = service.store.read_text(
         source.bucket, source.key, max_bytes=service.config.max_object_bytes, size=source.size, etag=source.etag
     )
@@ -134,6 +140,7 @@ def _render(service: Service, source: SourceObject, context: Any) -> Rendered:
         _request_from(service, text),
         budget_s=synthesis_budget_s(context, service.config.deadline_margin_s),
         source="s3",
+        into=audio_path,
     )
 
 
@@ -165,7 +172,7 @@ def _done_manifest(rendered: Rendered, source: SourceObject, keys: ResultKeys, r
             "bucket": keys.bucket,
             "key": keys.audio(rendered.extension),
             "content_type": rendered.content_type,
-            "bytes": len(rendered.audio),
+            "bytes": rendered.size_bytes,
         },
         **rendered.summary(),
         "request_id": request_id,

@@ -8,6 +8,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from . import audio
@@ -70,35 +71,26 @@ def _synthesize(args: argparse.Namespace) -> int:
     load_s = time.perf_counter() - started
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    timings = []
     # Written to a temporary file beside the target and renamed: a failure leaves no half file.
     fd, partial = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
     os.close(fd)
     try:
-        started = time.perf_counter()
-
-        def samples():
-            for piece in engine.stream_with(_read_text(args.text), options, timeout_s=args.timeout):
-                timings.append(piece.timing)
-                yield piece.samples
-
-        frames = audio.write_chunks(samples(), partial, engine.sample_rate, fmt)
-        synth_s = time.perf_counter() - started
+        result = engine.synthesize_into(partial, fmt, _read_text(args.text), options, timeout_s=args.timeout)
         os.chmod(partial, 0o666 & ~_umask())  # mkstemp's 0600 was for the half-written file only
         os.replace(partial, output)
     finally:
         if os.path.exists(partial):
             os.unlink(partial)
-    duration_s = frames / engine.sample_rate
     summary = {
         "output": str(output),
         "format": audio.audio_format(fmt).name,
-        "duration_s": round(duration_s, 3),
+        "duration_s": round(result.duration_s, 3),
         "sample_rate": engine.sample_rate,
-        "synth_s": round(synth_s, 3),
+        "synth_s": round(result.synth_ms / 1000, 3),
+        "encode_s": round(result.encode_ms / 1000, 3),
         "load_s": round(load_s, 3),
-        "rtf": round(synth_s / duration_s, 4) if duration_s else None,
-        "chunks": [t.__dict__ for t in timings],
+        "rtf": round(result.rtf, 4),
+        "chunks": [asdict(t) for t in result.chunks],
         "voice": options.voice,
         "lang": options.lang,
         "steps": options.steps,
@@ -109,8 +101,8 @@ def _synthesize(args: argparse.Namespace) -> int:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
         print(
-            f"wrote {output}: {duration_s:.2f} s of audio at {engine.sample_rate} Hz in {synth_s:.2f} s "
-            f"(RTF {summary['rtf']}), {len(timings)} chunk(s), voice {options.voice}, lang {options.lang}, "
+            f"wrote {output}: {result.duration_s:.2f} s of audio at {engine.sample_rate} Hz in {summary['synth_s']:.2f} s "
+            f"(RTF {summary['rtf']}), {len(result.chunks)} chunk(s), voice {options.voice}, lang {options.lang}, "
             f"model: {engine.model_kind}" + (f" ({STANDIN_NOTICE})" if engine.model_kind == "stand-in" else "")
         )
     return 0

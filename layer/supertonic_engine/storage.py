@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import boto3
+from boto3.exceptions import S3UploadFailedError
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
@@ -271,6 +274,19 @@ class ObjectStore:
             raise classify(error, f"PUT s3://{bucket}/{key}") from error
         return True
 
+    def put_file(self, bucket: str, key: str, path: str | os.PathLike[str], *, content_type: str) -> None:
+        """Upload a file from disk, in parts when it is large, without reading it into memory."""
+        try:
+            self._client.upload_file(str(path), bucket, key, ExtraArgs={"ContentType": content_type})
+        except (BotoCoreError, ClientError) as error:
+            raise classify(error, f"PUT s3://{bucket}/{key}") from error
+        except S3UploadFailedError as error:
+            # The transfer manager wraps the client's error; classify that one. Unknown: retry, lose nothing.
+            cause = error.__cause__ or error.__context__
+            if isinstance(cause, (BotoCoreError, ClientError)):
+                raise classify(cause, f"PUT s3://{bucket}/{key}") from error
+            raise StorageUnavailable(f"PUT s3://{bucket}/{key} failed: {error}") from error
+
     def put_json(self, bucket: str, key: str, document: Mapping[str, Any], *, only_if_absent: bool = False) -> bool:
         body = json.dumps(document, ensure_ascii=False, indent=1).encode("utf-8")
         return self.put(bucket, key, body, content_type="application/json", only_if_absent=only_if_absent)
@@ -280,7 +296,7 @@ class ObjectStore:
         bucket: str,
         *,
         audio_key: str,
-        audio: bytes,
+        audio: bytes | Path,
         content_type: str,
         manifest_key: str,
         manifest: Mapping[str, Any],
@@ -290,7 +306,10 @@ class ObjectStore:
         The manifest is the completion marker: readers look for it, never for the audio. Returns
         False when another delivery of the same event published first (its manifest stands).
         """
-        self.put(bucket, audio_key, audio, content_type=content_type)
+        if isinstance(audio, Path):
+            self.put_file(bucket, audio_key, audio, content_type=content_type)
+        else:
+            self.put(bucket, audio_key, audio, content_type=content_type)
         return self.put_json(bucket, manifest_key, manifest, only_if_absent=True)
 
     def presigned_get(self, bucket: str, key: str, expires_s: int) -> str:

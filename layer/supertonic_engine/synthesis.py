@@ -11,14 +11,16 @@ import logging
 import math
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from . import config
 from .assets import ModelAssets, load_assets, resolve_model_dir
+from .audio import AudioWriter
 from .config import SessionConfig
 from .deadline import Deadline
 from .errors import EmptyText, InvalidParameter, TextTooLong, UnknownLanguage
@@ -91,17 +93,19 @@ class AudioChunk:
 
 @dataclass
 class SynthesisResult:
-    audio: np.ndarray  # float32 mono
+    audio: np.ndarray | None  # float32 mono; None when the audio went straight into a file
     sample_rate: int
+    frames: int
     chunks: list[ChunkTiming]
-    synth_ms: float
+    synth_ms: float  # the model's time, without encoding
     model_kind: str
     text: str  # what the model read, one chunk per line
     options: SynthesisOptions = field(default_factory=SynthesisOptions)
+    encode_ms: float = 0.0  # time spent writing the file (synthesize_into only)
 
     @property
     def duration_s(self) -> float:
-        return self.audio.size / self.sample_rate
+        return self.frames / self.sample_rate
 
     @property
     def rtf(self) -> float:
@@ -215,16 +219,47 @@ class Engine:
 
     def synthesize_with(self, text: str, options: SynthesisOptions, *, timeout_s: float | None = None) -> SynthesisResult:
         """``synthesize`` for callers that already hold validated ``SynthesisOptions``."""
+        pieces: list[np.ndarray] = []
+        result = self._collect(text, options, timeout_s, pieces.append)
+        result.audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
+        return result
+
+    def synthesize_into(
+        self, target: str | os.PathLike[str] | BinaryIO, fmt: str, text: str, options: SynthesisOptions, *, timeout_s: float | None = None
+    ) -> SynthesisResult:
+        """Encode chunk by chunk into ``target`` (a path or binary file): memory stays flat for any text length.
+
+        The returned result has ``audio=None``. A file target is complete only if this returns.
+        """
+        with AudioWriter(target, fmt, self.sample_rate) as writer:
+            spent = [0.0]
+
+            def write(samples: np.ndarray) -> None:
+                started = time.perf_counter()
+                writer.write(samples)
+                spent[0] += time.perf_counter() - started
+
+            result = self._collect(text, options, timeout_s, write)
+        result.encode_ms = spent[0] * 1000.0
+        result.synth_ms -= result.encode_ms
+        return result
+
+    def _collect(self, text: str, options: SynthesisOptions, timeout_s: float | None, sink: Callable[[np.ndarray], None]) -> SynthesisResult:
         started = time.perf_counter()
-        pieces = list(self.stream_with(text, options, timeout_s=timeout_s))
-        audio = np.concatenate([p.samples for p in pieces]) if pieces else np.zeros(0, np.float32)
+        timings: list[ChunkTiming] = []
+        frames = 0
+        for piece in self.stream_with(text, options, timeout_s=timeout_s):
+            sink(piece.samples)
+            timings.append(piece.timing)
+            frames += piece.samples.size
         return SynthesisResult(
-            audio=audio,
+            audio=None,
             sample_rate=self.sample_rate,
-            chunks=[p.timing for p in pieces],
+            frames=frames,
+            chunks=timings,
             synth_ms=(time.perf_counter() - started) * 1000.0,
             model_kind=self.model_kind,
-            text="\n".join(model_text(p.timing.text, options.lang) for p in pieces),
+            text="\n".join(model_text(t.text, options.lang) for t in timings),
             options=options,
         )
 
