@@ -1,0 +1,141 @@
+"""Which prepared graphs may stand in for a model's stock graphs (see ``optimize.py`` for how they are made).
+
+A prepared graph is used only when its manifest entry matches, exactly, what it was made from:
+the source graph's SHA-256, the ONNX Runtime version (the saved graph holds that version's fused
+operators and pre-packed weights), the machine architecture (pre-packed weights are laid out for
+its GEMM kernels) and the recipe (a hash of ``optimize.py``). Anything else is stale: the stock
+graph is loaded instead and a warning says why and how to rebuild, never silently.
+
+Hashing a 256 MB graph at every cold start would cost a read of the whole file, so the manifest
+also records each source's size and modification time as measured when it was hashed: when both
+still match, the recorded hash is trusted; when either differs, the file is hashed again.
+
+Only the standard library is used here: this runs in the image at every cold start.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import platform
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import config
+
+logger = logging.getLogger(__name__)
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+_HASH_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class SourceStamp:
+    """What a prepared graph was made from: the source file's hash, and its size and mtime at hashing."""
+
+    sha256: str
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> "SourceStamp":
+        stat = path.stat()
+        return cls(sha256=file_sha256(path), size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+
+    def matches(self, path: Path) -> bool:
+        """True when ``path`` still holds the bytes this stamp was made from (hashing only if it was touched)."""
+        try:
+            stat = path.stat()
+        except OSError:
+            return False
+        if stat.st_size != self.size:
+            return False
+        if stat.st_mtime_ns == self.mtime_ns:
+            return True
+        return file_sha256(path) == self.sha256
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(_HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@functools.cache
+def recipe() -> str:
+    """A hash of the code that makes prepared graphs: a changed recipe never reuses older output."""
+    return hashlib.sha256((Path(__file__).with_name("optimize.py")).read_bytes()).hexdigest()[:12]
+
+
+def runtime_key() -> dict[str, str]:
+    """The parts of the key that come from this process rather than from the model files."""
+    import onnxruntime
+
+    return {"onnxruntime": onnxruntime.__version__, "machine": platform.machine(), "recipe": recipe()}
+
+
+def prepared_dir(model_dir: Path, env: Mapping[str, str] | None = None) -> Path:
+    """``SUPERTONIC_PREPARED_DIR``, else ``<model dir>/prepared``."""
+    env = os.environ if env is None else env
+    explicit = env.get(config.ENV_PREPARED_DIR)
+    return Path(explicit).expanduser() if explicit else model_dir / "prepared"
+
+
+def read_manifest(directory: Path) -> dict | None:
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        logger.warning("ignoring prepared graphs in %s: unreadable manifest (%s)", directory, exc)
+        return None
+    return manifest if isinstance(manifest, dict) else None
+
+
+def write_manifest(directory: Path, graphs: Mapping[str, dict]) -> Path:
+    path = directory / MANIFEST
+    content = {"format": FORMAT, **runtime_key(), "graphs": dict(graphs)}
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+    os.replace(partial, path)  # a reader sees the old manifest or the new one, never half of one
+    return path
+
+
+def find_prepared(sources: Mapping[str, Path], directory: Path) -> dict[str, Path]:
+    """The prepared graph for each source that has a valid one; stale entries are named in a warning."""
+    manifest = read_manifest(directory)
+    if manifest is None:
+        return {}
+    model_dir = next(iter(sources.values())).parent.parent  # <model>/onnx/<graph>.onnx
+    fix = f"rebuild them with `supertonic-lambda prepare-model --model {model_dir}` or delete {directory}"
+    expected = {"format": FORMAT, **runtime_key()}
+    differs = [f"{k} {manifest.get(k)!r} (this process: {v!r})" for k, v in expected.items() if manifest.get(k) != v]
+    if differs:
+        logger.warning("not using the prepared graphs in %s: made for %s; %s", directory, ", ".join(differs), fix)
+        return {}
+    found = {}
+    entries = manifest.get("graphs") or {}
+    for name, source in sources.items():
+        entry = entries.get(name)
+        if entry is None:
+            continue
+        try:
+            stamp = SourceStamp(**entry["source"])
+            path = directory / entry["file"]
+        except (KeyError, TypeError) as exc:
+            logger.warning("not using the prepared %s: malformed manifest entry (%s); %s", name, exc, fix)
+            continue
+        if not stamp.matches(source):
+            logger.warning("not using the prepared %s: %s changed since it was prepared; %s", name, source, fix)
+        elif not path.is_file():
+            logger.warning("not using the prepared %s: %s is missing; %s", name, path, fix)
+        else:
+            found[name] = path
+    return found

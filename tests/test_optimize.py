@@ -1,0 +1,184 @@
+"""Prepared graphs: the MatMul rewrite is exact, the engine's output is unchanged, stale copies are never used."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from supertonic_engine import Engine, SessionConfig
+from supertonic_engine import optimize, prepared
+from supertonic_engine.assets import GRAPHS
+from supertonic_engine.errors import ModelError
+
+TEXT = (
+    "When the storm finally passed, the village gathered on the hill to watch the sky clear. "
+    "Children pointed at the first stars while parents counted the boats returning to the harbour."
+)
+
+
+@pytest.fixture(scope="module")
+def model_copy(tiny_model_dir, tmp_path_factory):
+    """A private copy of the tiny stand-in (the shared one must keep loading stock graphs)."""
+    root = tmp_path_factory.mktemp("model") / "tiny"
+    shutil.copytree(tiny_model_dir, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def prepared_model(model_copy):
+    optimize.prepare_model(model_copy)
+    return model_copy
+
+
+def _run(model: onnx.ModelProto | str, feeds: dict) -> list[np.ndarray]:
+    source = model.SerializeToString() if isinstance(model, onnx.ModelProto) else str(model)
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # compare the graphs, not ORT's fusions
+    return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
+def _session(model_path) -> ort.InferenceSession:
+    return ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
+
+
+@pytest.mark.parametrize("graph, pairs", [("vector_estimator", 28), ("vocoder", 10), ("text_encoder", 6), ("duration_predictor", 6)])
+def test_every_convnext_mlp_becomes_matmuls_with_the_same_output(tiny_model_dir, graph, pairs):
+    path = tiny_model_dir / "onnx" / f"{graph}.onnx"
+    model = onnx.load(str(path))
+    convs_before = sum(n.op_type == "Conv" for n in model.graph.node)
+    assert optimize.rewrite_pointwise_convs(model) == pairs
+    onnx.checker.check_model(model)
+    assert sum(n.op_type == "Conv" for n in model.graph.node) == convs_before - 2 * pairs
+    for t, l in optimize.PROBE_SIZES:
+        feeds = optimize.probe_inputs(_session(path), t, l)
+        for stock, rewritten in zip(_run(str(path), feeds), _run(model, feeds), strict=True):
+            assert stock.shape == rewritten.shape
+            np.testing.assert_allclose(rewritten, stock, atol=optimize.TOLERANCE, rtol=0)
+
+
+def _pointwise_mlp(leak_intermediate: bool) -> onnx.ModelProto:
+    """x [1, N, 4] -> Transpose -> Conv k1 (4->8) -> Relu -> Conv k1 (8->4); optionally the Relu output is a graph output too."""
+    rng = np.random.default_rng(0)
+    inits = [
+        numpy_helper.from_array(rng.standard_normal((8, 4, 1)).astype(np.float32), "w1"),
+        numpy_helper.from_array(rng.standard_normal((4, 8, 1)).astype(np.float32), "w2"),
+        numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "b2"),
+    ]
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 2, 1]),
+        helper.make_node("Conv", ["xt", "w1"], ["h"], kernel_shape=[1]),
+        helper.make_node("Relu", ["h"], ["r"]),
+        helper.make_node("Conv", ["r", "w2", "b2"], ["y"], kernel_shape=[1]),
+    ]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    if leak_intermediate:
+        outputs.append(helper.make_tensor_value_info("r", TensorProto.FLOAT, None))
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "n", 4])], outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+
+
+def test_a_chain_whose_middle_is_read_elsewhere_is_left_alone():
+    # The channel-last middle would reach the other reader in the wrong layout.
+    assert optimize.rewrite_pointwise_convs(_pointwise_mlp(leak_intermediate=True)) == 0
+    model = _pointwise_mlp(leak_intermediate=False)
+    x = {"x": np.random.default_rng(1).standard_normal((1, 7, 4)).astype(np.float32)}
+    expected = _run(model, x)
+    assert optimize.rewrite_pointwise_convs(model) == 1
+    assert [n.op_type for n in model.graph.node] == ["MatMul", "Relu", "MatMul", "Add", "Transpose"]
+    np.testing.assert_allclose(_run(model, x)[0], expected[0], atol=1e-5, rtol=0)
+
+
+def test_prepared_engine_reads_the_same_audio_as_the_stock_one(prepared_model):
+    fast = Engine.load(prepared_model, session_config=SessionConfig(intra_op_threads=2))
+    stock = Engine.load(prepared_model, session_config=SessionConfig(intra_op_threads=2, prepared=False))
+    assert fast.sessions.prepared == GRAPHS and stock.sessions.prepared == ()
+    for steps in (2, 8):
+        a = fast.synthesize(TEXT, voice="F1", steps=steps, seed=11, max_chunk_chars=90)
+        b = stock.synthesize(TEXT, voice="F1", steps=steps, seed=11, max_chunk_chars=90)
+        assert len(a.chunks) > 1 and a.audio.shape == b.audio.shape
+        assert np.max(np.abs(a.audio - b.audio)) <= optimize.TOLERANCE
+
+
+def test_manifest_records_what_each_graph_was_made_from(prepared_model):
+    manifest = json.loads((prepared_model / "prepared" / prepared.MANIFEST).read_text())
+    assert manifest["onnxruntime"] == ort.__version__ and manifest["recipe"] == prepared.recipe()
+    for name in GRAPHS:
+        entry = manifest["graphs"][name]
+        source = prepared_model / "onnx" / f"{name}.onnx"
+        assert entry["source"]["sha256"] == prepared.file_sha256(source)
+        assert entry["max_abs_diff"] <= optimize.TOLERANCE
+        assert (prepared_model / "prepared" / entry["file"]).is_file()
+
+
+def _sources(root):
+    return {name: root / "onnx" / f"{name}.onnx" for name in GRAPHS}
+
+
+def test_a_changed_source_graph_is_detected_even_with_its_old_size(prepared_model, tmp_path, caplog):
+    model = tmp_path / "model"
+    shutil.copytree(prepared_model, model)
+    vocoder = model / "onnx" / "vocoder.onnx"
+    data = bytearray(vocoder.read_bytes())
+    data[-1] ^= 0xFF  # same size, new bytes, new mtime
+    vocoder.write_bytes(bytes(data))
+    with caplog.at_level(logging.WARNING):
+        found = prepared.find_prepared(_sources(model), model / "prepared")
+    assert set(found) == set(GRAPHS) - {"vocoder"}
+    assert "vocoder" in caplog.text and "changed since it was prepared" in caplog.text
+
+
+def test_a_touched_but_unchanged_source_is_rehashed_and_still_used(prepared_model, tmp_path):
+    model = tmp_path / "model"
+    shutil.copytree(prepared_model, model)  # copytree keeps mtimes; touch one
+    source = model / "onnx" / "text_encoder.onnx"
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 10**9))
+    assert set(prepared.find_prepared(_sources(model), model / "prepared")) == set(GRAPHS)
+
+
+@pytest.mark.parametrize("key, value", [("onnxruntime", "1.0.0"), ("recipe", "000000000000"), ("machine", "sparc64"), ("format", 0)])
+def test_prepared_graphs_for_another_runtime_or_recipe_are_not_used(prepared_model, tmp_path, caplog, key, value):
+    model = tmp_path / "model"
+    shutil.copytree(prepared_model, model)
+    path = model / "prepared" / prepared.MANIFEST
+    manifest = json.loads(path.read_text())
+    manifest[key] = value
+    path.write_text(json.dumps(manifest))
+    with caplog.at_level(logging.WARNING):
+        assert prepared.find_prepared(_sources(model), model / "prepared") == {}
+    assert key in caplog.text and "prepare-model" in caplog.text
+
+
+def test_an_unloadable_prepared_graph_falls_back_to_the_stock_one(prepared_model, tmp_path, caplog):
+    model = tmp_path / "model"
+    shutil.copytree(prepared_model, model)
+    (model / "prepared" / "vector_estimator.onnx.data").write_bytes(b"")  # truncated weights
+    with caplog.at_level(logging.WARNING):
+        engine = Engine.load(model, session_config=SessionConfig(intra_op_threads=1))
+    assert "vector_estimator" not in engine.sessions.prepared and len(engine.sessions.prepared) == 3
+    assert "not using the prepared vector_estimator" in caplog.text
+    assert engine.synthesize("Still speaks.", steps=1, seed=0).duration_s > 0
+
+
+def test_the_prepared_folder_can_live_elsewhere(prepared_model, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(prepared_model / "prepared", elsewhere)
+    env = {"SUPERTONIC_PREPARED_DIR": str(elsewhere)}
+    assert prepared.prepared_dir(prepared_model, env) == elsewhere
+    assert set(prepared.find_prepared(_sources(prepared_model), prepared.prepared_dir(prepared_model, env))) == set(GRAPHS)
+    assert prepared.find_prepared(_sources(prepared_model), tmp_path / "nothing-here") == {}
+
+
+def test_a_prepared_graph_that_disagrees_with_its_source_is_refused(model_copy, tmp_path, monkeypatch):
+    monkeypatch.setattr(optimize, "max_abs_difference", lambda stock, candidate: 0.5)
+    target = tmp_path / "prepared"
+    with pytest.raises(ModelError, match="differs from"):
+        optimize.prepare_model(model_copy, target, graphs=("duration_predictor",))
+    assert not target.exists() and not list(tmp_path.glob(".prepared.*"))
