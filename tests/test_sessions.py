@@ -117,3 +117,16 @@ def test_cgroup_v1_quota_is_read_in_cpus(tmp_path, quota, period, expected):
 def test_cgroup_v2_quota_is_read_in_cpus(tmp_path, text, expected):
     (tmp_path / "cpu.max").write_text(text)
     assert config._read_v2_quota(tmp_path / "cpu.max") == expected
+
+
+def test_prepared_graphs_and_profiling_are_switched_from_the_environment():
+    assert SessionConfig().prepared is True and SessionConfig().profiling is False
+    config_ = SessionConfig.from_env({"SUPERTONIC_PREPARED": "0", "SUPERTONIC_PROFILING": "1"})
+    assert config_.prepared is False and config_.profiling is True
+    assert session_options(config_, env={}).enable_profiling is True
+    assert session_options(SessionConfig(), env={}).enable_profiling is False
+
+
+def test_without_prepared_graphs_the_stock_graphs_load(tiny_model_dir):
+    sessions = load_sessions(load_assets(tiny_model_dir), SessionConfig(intra_op_threads=1))
+    assert sessions.prepared == ()

@@ -17,6 +17,7 @@ from .errors import InvalidParameter
 # Model location and caches.
 ENV_MODEL_DIR = "SUPERTONIC_MODEL_DIR"
 ENV_CACHE_DIR = "SUPERTONIC_CACHE_DIR"
+ENV_PREPARED_DIR = "SUPERTONIC_PREPARED_DIR"  # prepared graphs (default: <model dir>/prepared)
 # Text limits.
 ENV_MAX_TEXT_CHARS = "SUPERTONIC_MAX_TEXT_CHARS"
 DEFAULT_MAX_TEXT_CHARS = 100_000
@@ -114,6 +115,9 @@ class SessionConfig:
     on too: it copies MatMul weights into anonymous memory (the model's bytes count once more in
     RSS) but is ~12 % faster; ``prepacking=False`` with external-data weights keeps the weights as
     reclaimable page cache instead, for memory-tight profiles.
+
+    Prepared graphs (``optimize.py``, made at image build time) are loaded instead of the stock
+    ones when their manifest matches the model; ``prepared=False`` always loads the stock graphs.
     """
 
     intra_op_threads: int = 0  # 0: usable_cpus() at session build time
@@ -125,6 +129,8 @@ class SessionConfig:
     dynamic_block_base: int = 4
     allow_spinning: bool = False
     prepacking: bool = True
+    prepared: bool = True
+    profiling: bool = False  # ONNX Runtime's per-operator profiler, for the benchmark's profile report
     log_severity: int = 3  # ORT: 0 verbose .. 4 fatal
 
     @classmethod

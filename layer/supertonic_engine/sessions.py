@@ -1,14 +1,21 @@
-"""The one factory for ONNX Runtime sessions: options from ``SessionConfig``, built once per process."""
+"""The one factory for ONNX Runtime sessions: options from ``SessionConfig``, built once per process.
+
+Each graph is loaded from its prepared copy when one matches the model (see ``prepared.py``),
+else from the model directory.
+"""
 
 from __future__ import annotations
 
 import logging
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import onnxruntime as ort
 
+from . import prepared
 from .assets import GRAPHS, ModelAssets
 from .config import SessionConfig
 from .errors import InvalidParameter, ModelCorrupt
@@ -34,6 +41,7 @@ class Sessions:
     vocoder: ort.InferenceSession
     threads: int
     load_s: float
+    prepared: tuple[str, ...] = ()  # the graphs loaded from prepared copies
 
 
 def session_options(config: SessionConfig, env: Mapping[str, str] | None = None) -> ort.SessionOptions:
@@ -70,6 +78,7 @@ def session_options(config: SessionConfig, env: Mapping[str, str] | None = None)
     options.add_session_config_entry("session.inter_op.allow_spinning", spinning)
     if not config.prepacking:
         options.add_session_config_entry("session.disable_prepacking", "1")
+    options.enable_profiling = config.profiling
     return options
 
 
@@ -78,17 +87,39 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
     config = config or SessionConfig.from_env(env)
     options = session_options(config, env)
     started = time.perf_counter()
+    sources = {name: assets.graph_path(name) for name in GRAPHS}
+    copies = prepared.find_prepared(sources, prepared.prepared_dir(assets.root, env)) if config.prepared else {}
     built = {}
-    for name in GRAPHS:
-        path = assets.graph_path(name)
+    for name, source in sources.items():
+        copy = copies.get(name)
+        if copy is not None:
+            try:
+                built[name] = _session(copy, options)
+                continue
+            except Exception as exc:  # ORT raises its own Fail/InvalidProtobuf/... types
+                del copies[name]
+                logger.warning("not using the prepared %s: %s; loading %s", name, _first_line(exc), source)
         try:
-            built[name] = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # ORT raises its own Fail/InvalidProtobuf/... types
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            built[name] = _session(source, options)
+        except Exception as exc:
             raise ModelCorrupt(
-                f"ONNX Runtime cannot load {path}: {first_line}. Re-download it with "
+                f"ONNX Runtime cannot load {source}: {_first_line(exc)}. Re-download it with "
                 "`supertonic-lambda fetch-model --out DIR` or regenerate the stand-in with `make-model`."
             ) from None
     load_s = time.perf_counter() - started
-    logger.info("four sessions ready in %.2f s with %d intra-op threads", load_s, options.intra_op_num_threads)
-    return Sessions(**built, threads=options.intra_op_num_threads, load_s=load_s)
+    logger.info(
+        "four sessions ready in %.2f s with %d intra-op threads (prepared: %s)",
+        load_s, options.intra_op_num_threads, ", ".join(copies) or "none",
+    )
+    return Sessions(**built, threads=options.intra_op_num_threads, load_s=load_s, prepared=tuple(copies))
+
+
+def _session(path: Path, options: ort.SessionOptions) -> ort.InferenceSession:
+    if options.enable_profiling:  # one trace file per graph, named after it, in the temp folder
+        options.profile_file_prefix = str(Path(tempfile.gettempdir()) / f"ort-profile-{path.stem}")
+    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
