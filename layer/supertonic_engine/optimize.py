@@ -384,15 +384,13 @@ def _swap_in(staged: Path, target: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m supertonic_engine.optimize MODEL_DIR [--out DIR]``: the image build step."""
+    """``python -m supertonic_engine.optimize MODEL_DIR [--out DIR]``: the image build step (no CLI needed)."""
     parser = argparse.ArgumentParser(prog="python -m supertonic_engine.optimize", description=__doc__.splitlines()[0])
     parser.add_argument("model", help="model directory in the official layout")
     parser.add_argument("--out", default=None, help="where to write the prepared graphs (default: MODEL/prepared)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
-    for graph in prepare_model(args.model, args.out):
-        print(f"{graph.name}: {graph.rewritten_blocks} pointwise pairs as MatMul, max abs diff {graph.max_abs_diff:.2g}, {graph.seconds:.1f} s -> {graph.path}")
-    return 0
+    return prepared.prepare_command(args)
 
 
 if __name__ == "__main__":

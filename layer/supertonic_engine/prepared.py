@@ -15,6 +15,7 @@ Only the standard library is used here: this runs in the image at every cold sta
 
 from __future__ import annotations
 
+import argparse
 import functools
 import hashlib
 import json
@@ -139,3 +140,24 @@ def find_prepared(sources: Mapping[str, Path], directory: Path) -> dict[str, Pat
         else:
             found[name] = path
     return found
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """``supertonic-lambda prepare-model``: the image build step, also for local model directories."""
+    p = subparsers.add_parser("prepare-model", help="write prepared graphs (MatMul rewrite, optimized, pre-packed) for a model")
+    p.add_argument("--model", default=None, help="model directory (default: $SUPERTONIC_MODEL_DIR)")
+    p.add_argument("--out", default=None, help=f"where to write them (default: ${config.ENV_PREPARED_DIR}, else MODEL/prepared)")
+    p.set_defaults(func=prepare_command)
+
+
+def prepare_command(args: argparse.Namespace) -> int:
+    from .assets import resolve_model_dir
+    from .errors import ModelMissing
+    from .optimize import prepare_model  # needs the onnx package: a build-time tool
+
+    model_dir = resolve_model_dir(args.model)
+    if model_dir is None:
+        raise ModelMissing(f"prepare-model needs --model DIR or {config.ENV_MODEL_DIR}")
+    for graph in prepare_model(model_dir, args.out):
+        print(f"{graph.name}: {graph.rewritten_blocks} pointwise pairs as MatMul, max abs diff {graph.max_abs_diff:.2g}, {graph.seconds:.1f} s -> {graph.path}")
+    return 0
