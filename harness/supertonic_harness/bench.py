@@ -1,9 +1,15 @@
-"""``supertonic-lambda bench``: load time, idle and peak RSS, RTF and the hardware floor.
+"""``supertonic-lambda bench``: cold start, idle and peak RSS, RTF, chars/s and the hardware floor.
 
-Each side (this engine, and with ``--vs-official`` the official ``supertonic`` package on the same
-model directory) runs in its own worker process, so their memory figures do not mix. Requests
-alternate A B A B with the same text, voice, steps and noise seed, so drift in the machine's speed
-hits both sides alike. Results: a table on the terminal, a JSON file, and optionally a PNG chart.
+Each side (this engine; with ``--vs-official`` the official ``supertonic`` package on the same model
+directory; with ``--variant`` this engine under other ``SUPERTONIC_*`` settings) runs in its own
+worker process, so their memory figures do not mix. Requests alternate A B A B with the same text,
+voice, steps and noise seed, so drift in the machine's speed hits every side alike, and the first
+run of each case is compared sample by sample across sides. ``--profile`` runs every worker inside
+one of the harness's Lambda-like CPU and memory limits.
+
+Other modes: ``--soak N`` (RSS drift over N warm requests), ``--memory-scaling`` (peak RSS of 300 to
+30,000 characters, streamed) and ``--ort-profile`` (time per operator from ONNX Runtime's profiler).
+Results: a table on the terminal, a JSON file, and optionally a PNG chart.
 """
 
 from __future__ import annotations
@@ -15,12 +21,16 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .bench_floor import FlopModel, measure_gemm_gflops
+from .bench_report import draw_chart, format_table
 from .texts import SHORT_TEXTS, long_text
 
 SUITES = {
@@ -31,7 +41,18 @@ SUITES = {
 }
 LONG_CHARS = 3000
 SUMMARY_CASE = ("en", 266, 8)  # the request the summary speaks of
+SCALING_CHARS = (300, 3_000, 30_000)
 VOICE = "M1"
+WARM_UP = {"text": "Ready.", "lang": "en", "voice": VOICE, "steps": 1, "seed": 0}
+
+
+@dataclass(frozen=True)
+class Side:
+    """One worker: ``kind`` is ours or official; ``env`` holds a variant's ``SUPERTONIC_*`` settings."""
+
+    label: str
+    kind: str
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -41,6 +62,7 @@ class Case:
     steps: int
     text: str
     runs: dict[str, list[dict]] = field(default_factory=dict)
+    max_abs_diff: dict[str, float] = field(default_factory=dict)  # side -> vs the reference side
 
     @property
     def label(self) -> str:
@@ -48,12 +70,19 @@ class Case:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("bench", help="measure load time, RSS and RTF (optionally against the official package)")
+    p = subparsers.add_parser("bench", help="measure cold start, RSS, RTF and chars/s (optionally against the official package)")
     p.add_argument("--model", default="full", help="tiny, full (stand-ins) or a model directory (default: full)")
     p.add_argument("--vs-official", action="store_true", help="also run the official supertonic package, alternating A B A B")
+    p.add_argument("--variant", action="append", default=[], metavar="LABEL:VAR=VALUE[,VAR=VALUE]",
+                   help="also run this engine with these settings, e.g. stock:SUPERTONIC_PREPARED=0 (repeatable)")
     p.add_argument("--suite", choices=SUITES, default=None, help="quick, standard (default) or full (default with --vs-official)")
     p.add_argument("--runs", type=int, default=None, help="repetitions per case (default from the suite)")
-    p.add_argument("--threads", type=int, default=2, help="intra-op threads for both sides")
+    p.add_argument("--threads", type=int, default=2, help="intra-op threads for every side")
+    p.add_argument("--profile", default=None, help="run the workers under a harness limit profile (2vcpu-2gb, lambda-2048)")
+    p.add_argument("--soak", type=int, default=0, metavar="N", help="instead: N warm requests to this engine, RSS after each")
+    p.add_argument("--memory-scaling", action="store_true", help="instead: peak RSS of streamed texts of 300 to 30,000 characters")
+    p.add_argument("--steps", type=int, default=2, help="steps for --soak and --memory-scaling (memory does not depend on them)")
+    p.add_argument("--ort-profile", action="store_true", help="also report ONNX Runtime's time per operator for the summary case")
     p.add_argument("--json", dest="json_path", default="bench.json", help="where to write the full results")
     p.add_argument("--png", default=None, help="also draw a chart of RTF and peak RSS")
     p.set_defaults(func=run_command)
@@ -63,17 +92,114 @@ def run_command(args: argparse.Namespace) -> int:
     from supertonic_engine.standin import ensure_standin
 
     model_dir = Path(ensure_standin(args.model)) if args.model in ("tiny", "full") else Path(args.model)
-    suite = args.suite or ("full" if args.vs_official else "standard")
-    sides = ["ours", "official"] if args.vs_official else ["ours"]
-    report = run_bench(model_dir, sides, suite, args.runs, args.threads)
-    table = format_table(report)
-    print(table)
+    ours = [Side("ours", "ours")] + [parse_variant(v) for v in args.variant]
+    with ExitStack() as stack:
+        spawner = Spawner(model_dir, args.threads, args.profile, stack)
+        if args.soak:
+            report = run_soak(spawner, ours, args.soak, args.steps)
+        elif args.memory_scaling:
+            report = run_memory_scaling(spawner, ours, args.steps)
+        else:
+            sides = ours + ([Side("official", "official")] if args.vs_official else [])
+            suite = args.suite or ("full" if args.vs_official else "standard")
+            report = run_bench(spawner, sides, suite, args.runs, ort_profile=args.ort_profile)
+    print(format_table(report))
     Path(args.json_path).write_text(json.dumps(report, indent=2, ensure_ascii=False))
     print(f"\nwrote {args.json_path}")
-    if args.png:
+    if args.png and "rows" in report:
         draw_chart(report, Path(args.png))
         print(f"wrote {args.png}")
     return 0
+
+
+def parse_variant(spec: str) -> Side:
+    """``LABEL:VAR=VALUE[,VAR=VALUE]`` -> a side of this engine with those environment settings.
+
+    ``LABEL:`` alone is this engine once more: an A/A run that shows the machine's noise.
+    """
+    label, colon, assignments = spec.partition(":")
+    env = {}
+    for item in filter(None, assignments.split(",")):
+        name, sep, value = item.partition("=")
+        if not sep or not name.startswith("SUPERTONIC_"):
+            raise SystemExit(f"--variant {spec!r}: write LABEL:SUPERTONIC_VAR=VALUE[,SUPERTONIC_VAR=VALUE]")
+        env[name] = value
+    if not colon or not label or label in ("ours", "official"):
+        raise SystemExit(f"--variant {spec!r}: give it a label of its own before the colon")
+    return Side(f"ours:{label}", "ours", env)
+
+
+# --- workers ---------------------------------------------------------------------------------------------
+
+
+class Worker:
+    """A side's worker process; ``ready`` holds its cold-start facts."""
+
+    def __init__(self, side: Side, process: subprocess.Popen, spawned_at: float, limits=None) -> None:
+        self.side = side
+        self.process = process
+        self.limits = limits
+        self.ready = self._read()
+        self.ready["cold_start_s"] = time.perf_counter() - spawned_at  # process start to four sessions ready
+        self.ready["first_request_s"] = self.request(**WARM_UP)["synth_s"]
+
+    def request(self, **payload: object) -> dict:
+        assert self.process.stdin is not None
+        if self.limits is not None:
+            self.limits.reset_peak()
+        self.process.stdin.write(json.dumps(payload) + "\n")
+        self.process.stdin.flush()
+        answer = self._read()
+        if self.limits is not None and (peak := self.limits.peak_bytes()) is not None:
+            answer["cgroup_peak_mb"] = peak / 2**20  # page cache included
+        return answer
+
+    def _read(self) -> dict:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            code = self.process.wait()
+            oom = f" ({self.limits.oom_kills()} OOM kill(s) in its limits)" if self.limits is not None else ""
+            raise RuntimeError(f"the {self.side.label} benchmark worker exited with {code}{oom}")
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.process.stdin:
+            self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+class Spawner:
+    """Starts workers for one model and thread count, inside a limit profile when one is given."""
+
+    def __init__(self, model_dir: Path, threads: int, profile: str | None, stack: ExitStack) -> None:
+        self.model_dir = model_dir
+        self.threads = threads
+        self.profile = profile
+        self.stack = stack
+        self.limits_facts: dict | None = None
+
+    def start(self, side: Side, extra_env: dict[str, str] | None = None) -> Worker:
+        argv = [sys.executable, "-m", "supertonic_harness.bench_worker", "--side", side.kind,
+                "--model", str(self.model_dir), "--threads", str(self.threads)]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **side.env, **(extra_env or {})}
+        popen = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True, "env": env}
+        limits = None
+        started = time.perf_counter()
+        if self.profile:
+            from .limits import open_limits, resolve_profile
+
+            limits = self.stack.enter_context(open_limits(resolve_profile(self.profile)))  # one cgroup per side
+            self.limits_facts = {"profile": limits.profile.describe(), "mode": limits.mode, "detail": limits.detail}
+            process = limits.spawn(argv, **popen)
+        else:
+            process = subprocess.Popen(argv, **popen)
+        worker = Worker(side, process, started, limits)
+        self.stack.callback(worker.close)
+        return worker
+
+
+# --- the side-by-side benchmark --------------------------------------------------------------------------
 
 
 def build_cases(suite: str) -> list[Case]:
@@ -89,175 +215,179 @@ def build_cases(suite: str) -> list[Case]:
     return cases
 
 
-class Worker:
-    def __init__(self, side: str, model_dir: Path, threads: int) -> None:
-        self.side = side
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "supertonic_harness.bench_worker", "--side", side, "--model", str(model_dir), "--threads", str(threads)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        self.ready = self._read()
-
-    def request(self, **payload: object) -> dict:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(payload) + "\n")
-        self.process.stdin.flush()
-        return self._read()
-
-    def _read(self) -> dict:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the {self.side} benchmark worker exited with {self.process.wait()}")
-        return json.loads(line)
-
-    def close(self) -> None:
-        if self.process.stdin:
-            self.process.stdin.close()
-        self.process.wait(timeout=30)
-
-
-def run_bench(model_dir: Path, sides: list[str], suite: str, runs: int | None, threads: int) -> dict:
+def run_bench(spawner: Spawner, sides: list[Side], suite: str, runs: int | None, *, ort_profile: bool = False) -> dict:
     cases = build_cases(suite)
     runs = runs or SUITES[suite][4]
-    gemm = measure_gemm_gflops(threads)
-    workers = {side: Worker(side, model_dir, threads) for side in sides}
-    try:
-        total = len(cases) * runs
-        done = 0
+    gemm = measure_gemm_gflops(spawner.threads)
+    workers = {side.label: spawner.start(side) for side in sides}
+    reference = "official" if "official" in workers else sides[0].label
+    with tempfile.TemporaryDirectory(prefix="supertonic-bench-") as scratch:
+        total, done = len(cases) * runs, 0
         for case in cases:
             for run in range(runs):
-                for side in sides:  # A B A B: same seed, same text, one after the other
-                    result = workers[side].request(text=case.text, lang=case.lang, voice=VOICE, steps=case.steps, seed=run)
-                    case.runs.setdefault(side, []).append(result)
+                for label, worker in workers.items():  # A B A B: same seed, same text, one after the other
+                    save = str(Path(scratch) / f"{label.replace(':', '_')}.npy") if run == 0 else None
+                    result = worker.request(text=case.text, lang=case.lang, voice=VOICE, steps=case.steps, seed=run, save_audio=save)
+                    case.runs.setdefault(label, []).append(result)
+                if run == 0:
+                    case.max_abs_diff = compare_audio(Path(scratch), list(workers), reference)
                 done += 1
                 print(f"\r{done}/{total} {case.label}", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
-    finally:
-        for worker in workers.values():
-            worker.close()
-    flops = FlopModel(model_dir)
-    return {
-        "machine": machine_facts(),
-        "model_dir": str(model_dir),
-        "model_kind": "stand-in" if "stand_in" in json.loads((model_dir / "onnx" / "tts.json").read_text()) else "real",
-        "threads": threads,
+    flops = FlopModel(spawner.model_dir)
+    report = {
+        **context(spawner, runs, gemm),
         "suite": suite,
-        "runs": runs,
-        "gemm_gflops": gemm,
-        "load": {side: w.ready for side, w in workers.items()},
-        "rows": [summarize(case, side, flops, gemm) for case in cases for side in sides],
-        "summary": summary(cases, sides, workers),
+        "reference_side": reference,
+        "sides": {label: {"kind": w.side.kind, "env": w.side.env, **w.ready} for label, w in workers.items()},
+        "rows": [summarize(case, label, flops, gemm) for case in cases for label in workers],
+    }
+    report["summary"] = summary(report, cases)
+    if ort_profile:
+        report["ort_profile"] = measure_ort_profile(spawner, sides[0], cases)
+    return report
+
+
+def compare_audio(scratch: Path, labels: list[str], reference: str) -> dict[str, float]:
+    """Max abs difference of each side's waveform from the reference side's (inf if lengths differ)."""
+    audio = {label: np.load(scratch / f"{label.replace(':', '_')}.npy") for label in labels}
+    ref = audio[reference]
+    return {
+        label: float(np.max(np.abs(a - ref))) if a.shape == ref.shape else float("inf")
+        for label, a in audio.items() if label != reference
     }
 
 
-def summarize(case: Case, side: str, flops: "FlopModel", gemm_gflops: float) -> dict:
+def context(spawner: Spawner, runs: int, gemm: float) -> dict:
+    tts = json.loads((spawner.model_dir / "onnx" / "tts.json").read_text())
+    return {
+        "machine": machine_facts(),
+        "model_dir": str(spawner.model_dir),
+        "model_kind": "stand-in" if "stand_in" in tts else "real",
+        "threads": spawner.threads,
+        "limits": spawner.limits_facts,
+        "runs": runs,
+        "gemm_gflops": gemm,
+    }
+
+
+def summarize(case: Case, side: str, flops: FlopModel, gemm_gflops: float) -> dict:
     runs = case.runs[side]
     rtf = [r["synth_s"] / r["audio_s"] for r in runs]
     peak = [r["peak_rss_mb"] for r in runs]
+    synth = statistics.median(r["synth_s"] for r in runs)
     row = {
         "side": side, "lang": case.lang, "chars": case.chars, "steps": case.steps,
         "audio_s": runs[0]["audio_s"],
         "rtf_median": statistics.median(rtf), "rtf_min": min(rtf), "rtf_max": max(rtf),
-        "synth_s_median": statistics.median(r["synth_s"] for r in runs),
-        "chars_per_s": case.chars / statistics.median(r["synth_s"] for r in runs),
+        "rtf_spread": (max(rtf) - min(rtf)) / statistics.median(rtf),
+        "synth_s_median": synth,
+        "chars_per_s": case.chars / synth,
         "peak_rss_mb_median": statistics.median(peak), "peak_rss_mb_max": max(peak),
     }
-    ours = case.runs.get("ours")
-    if ours and ours[0]["tokens"]:
-        gflop = flops.request_gflop(ours[0]["tokens"], ours[0]["frames"], case.steps)
+    if "cgroup_peak_mb" in runs[0]:
+        row["cgroup_peak_mb_max"] = max(r["cgroup_peak_mb"] for r in runs)
+    counted = next((r for label, rs in case.runs.items() for r in rs[:1] if r["tokens"]), None)
+    if counted is not None:  # the chunk sizes come from this engine's side; the official one reads the same chunks
+        gflop = flops.request_gflop(counted["tokens"], counted["frames"], case.steps)
         row["gflop"] = gflop
         row["gflop_per_audio_s"] = gflop / runs[0]["audio_s"]
         row["floor_rtf"] = row["gflop_per_audio_s"] / gemm_gflops
-        row["achieved_gflops"] = gflop / row["synth_s_median"]
-    if side != "ours" and ours:
-        same_audio = all(a["samples"] == b["samples"] and np.isclose(a["energy"], b["energy"], rtol=1e-4) for a, b in zip(ours, runs))
-        row["same_audio_as_ours"] = bool(same_audio)
+        row["x_floor"] = row["rtf_median"] / row["floor_rtf"]
+        row["achieved_gflops"] = gflop / synth
+    if side in case.max_abs_diff:
+        row["max_abs_diff_vs_reference"] = case.max_abs_diff[side]
+    official = case.runs.get("official")
+    if official and side != "official":
+        off_rtf = statistics.median(r["synth_s"] / r["audio_s"] for r in official)
+        off_synth = statistics.median(r["synth_s"] for r in official)
+        row["ratio_vs_official"] = {
+            "rtf": row["rtf_median"] / off_rtf,
+            "chars_per_s": off_synth / synth,
+            "peak_rss_mb": row["peak_rss_mb_median"] / statistics.median(r["peak_rss_mb"] for r in official),
+        }
     return row
 
 
-def summary(cases: list[Case], sides: list[str], workers: dict[str, Worker]) -> dict:
+def summary(report: dict, cases: list[Case]) -> dict:
     lang, chars, steps = SUMMARY_CASE
     case = next((c for c in cases if (c.lang, c.chars, c.steps) == (lang, chars, steps)), cases[-1])
-    ours_rtf = statistics.median(r["synth_s"] / r["audio_s"] for r in case.runs["ours"])
+    rows = {r["side"]: r for r in report["rows"] if (r["lang"], r["chars"], r["steps"]) == (case.lang, case.chars, case.steps)}
+    ours, ready = rows["ours"], report["sides"]["ours"]
     out = {
         "case": case.label,
-        "rtf": ours_rtf,
-        "peak_rss_mb": statistics.median(r["peak_rss_mb"] for r in case.runs["ours"]),
-        "idle_rss_mb": workers["ours"].ready["idle_rss_mb"],
-        "load_s": workers["ours"].ready["load_s"],
+        "rtf": ours["rtf_median"],
+        "chars_per_s": ours["chars_per_s"],
+        "peak_rss_mb": ours["peak_rss_mb_median"],
+        "idle_rss_mb": ready["idle_rss_mb"],
+        "load_s": ready["load_s"],
+        "cold_start_s": ready["cold_start_s"],
+        "prepared": ready.get("prepared", []),
     }
-    if "official" in sides:
-        official_rtf = statistics.median(r["synth_s"] / r["audio_s"] for r in case.runs["official"])
-        out["official_rtf"] = official_rtf
-        out["speedup_vs_official"] = official_rtf / ours_rtf
-        out["official_peak_rss_mb"] = statistics.median(r["peak_rss_mb"] for r in case.runs["official"])
-        out["official_load_s"] = workers["official"].ready["load_s"]
+    if "floor_rtf" in ours:
+        out["floor_rtf"] = ours["floor_rtf"]
+        out["x_floor"] = ours["x_floor"]
+    if "official" in rows:
+        official = rows["official"]
+        out["official_rtf"] = official["rtf_median"]
+        out["speedup_vs_official"] = official["rtf_median"] / ours["rtf_median"]
+        out["official_peak_rss_mb"] = official["peak_rss_mb_median"]
+        out["official_idle_rss_mb"] = report["sides"]["official"]["idle_rss_mb"]
+        out["official_cold_start_s"] = report["sides"]["official"]["cold_start_s"]
+        out["max_abs_diff_vs_official"] = max(
+            (r["max_abs_diff_vs_reference"] for r in report["rows"] if r["side"] == "ours"), default=None
+        )
     return out
 
 
-class FlopModel:
-    """FLOPs of each graph as an exact quadratic in (text tokens T, latent frames L), fitted from the graphs.
-
-    Convolutions and projections grow with T or L, attention with T*L and T^2, so six evaluations of the
-    graph's own FLOP count per graph determine it; counting from the graph is what makes the floor honest
-    for any model directory, the real one included.
-    """
-
-    POINTS = ((40, 30), (80, 30), (40, 90), (120, 60), (160, 150), (60, 200))
-
-    def __init__(self, model_dir: Path) -> None:
-        import onnx
-
-        from supertonic_engine.standin import graph_flops
-
-        self.coefficients = {}
-        design = np.array([self._terms(t, l) for t, l in self.POINTS], dtype=np.float64)
-        for name in ("duration_predictor", "text_encoder", "vector_estimator", "vocoder"):
-            graph = onnx.load(str(model_dir / "onnx" / f"{name}.onnx"))  # parsed once, counted six times
-            values = np.array([graph_flops(graph, t, l) for t, l in self.POINTS], dtype=np.float64)
-            self.coefficients[name] = np.linalg.solve(design, values)
-
-    @staticmethod
-    def _terms(t: float, l: float) -> list[float]:
-        return [1.0, t, l, t * l, t * t, l * l]
-
-    def graph(self, name: str, t: int, l: int) -> float:
-        return float(np.dot(self.coefficients[name], self._terms(t, l)))
-
-    def request_gflop(self, tokens: list[int], frames: list[int], steps: int) -> float:
-        total = 0.0
-        for t, l in zip(tokens, frames):
-            total += self.graph("duration_predictor", t, l) + self.graph("text_encoder", t, l)
-            total += steps * self.graph("vector_estimator", t, l) + self.graph("vocoder", t, l)
-        return total / 1e9
+def measure_ort_profile(spawner: Spawner, side: Side, cases: list[Case]) -> dict:
+    """Per-operator time of the summary case, in a worker of its own (profiling slows the run it records)."""
+    lang, chars, steps = SUMMARY_CASE
+    case = next((c for c in cases if (c.lang, c.chars, c.steps) == (lang, chars, steps)), cases[-1])
+    worker = spawner.start(Side(side.label + ":profiled", "ours", side.env), {"SUPERTONIC_PROFILING": "1"})
+    worker.request(text=case.text, lang=case.lang, voice=VOICE, steps=case.steps, seed=0)
+    return {"case": case.label, "ms_by_op": worker.request(op="ort_profile")["ort_profile"]}
 
 
-def measure_gemm_gflops(threads: int, seconds: float = 1.5) -> float:
-    """fp32 GEMM rate of ONNX Runtime's CPU kernels at the pointwise layers' shape (2L x 512 x 2048)."""
-    import onnxruntime as ort
-    from onnx import TensorProto, helper, numpy_helper
+# --- memory over time and over text length -----------------------------------------------------------------
 
-    m, k, n = 400, 512, 2048
-    weight = numpy_helper.from_array(np.random.default_rng(0).standard_normal((k, n)).astype(np.float32), "w")
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["y"])], "gemm",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])], initializer=[weight],
-    )
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    x = np.random.default_rng(1).standard_normal((m, k)).astype(np.float32)
-    for _ in range(3):
-        session.run(None, {"x": x})
-    count, started = 0, time.perf_counter()
-    while time.perf_counter() - started < seconds:
-        session.run(None, {"x": x})
-        count += 1
-    return 2 * m * k * n * count / (time.perf_counter() - started) / 1e9
+
+def run_soak(spawner: Spawner, sides: list[Side], requests: int, steps: int) -> dict:
+    """``requests`` warm requests cycling through the short texts; drift = RSS at the end vs. after warm-up."""
+    texts = [(lang, text) for lang, by_length in SHORT_TEXTS.items() for text in by_length.values()]
+    out = {**context(spawner, 1, float("nan")), "mode": "soak", "steps": steps, "requests": requests, "soak": {}}
+    for side in sides:
+        worker = spawner.start(side)
+        rss = []
+        for i in range(requests):
+            lang, text = texts[i % len(texts)]
+            rss.append(worker.request(text=text, lang=lang, voice=VOICE, steps=steps, seed=i)["rss_after_mb"])
+            print(f"\r{side.label}: {i + 1}/{requests}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        window = max(1, requests // 10)
+        settled = statistics.median(rss[window: 2 * window] or rss)  # after the first tenth: arenas have grown
+        final = statistics.median(rss[-window:])
+        out["soak"][side.label] = {
+            "idle_rss_mb": worker.ready["idle_rss_mb"], "settled_rss_mb": settled, "final_rss_mb": final,
+            "drift": (final - settled) / settled, "max_rss_mb": max(rss), "rss_after_each_mb": [round(x, 1) for x in rss],
+        }
+    return out
+
+
+def run_memory_scaling(spawner: Spawner, sides: list[Side], steps: int) -> dict:
+    """Peak RSS of one streamed request of each length: chunking should make it flat."""
+    out = {**context(spawner, 1, float("nan")), "mode": "memory-scaling", "steps": steps, "memory_scaling": {}}
+    for side in sides:
+        worker = spawner.start(side)
+        points = []
+        for chars in SCALING_CHARS:
+            text = long_text(chars, "en")
+            result = worker.request(text=text, lang="en", voice=VOICE, steps=steps, seed=0)
+            points.append({"chars": len(text), "audio_s": result["audio_s"], "synth_s": result["synth_s"],
+                           "peak_rss_mb": result["peak_rss_mb"], "cgroup_peak_mb": result.get("cgroup_peak_mb")})
+            print(f"{side.label}: {len(text)} chars -> peak RSS {result['peak_rss_mb']:.0f} MB", file=sys.stderr)
+        out["memory_scaling"][side.label] = {"idle_rss_mb": worker.ready["idle_rss_mb"], "points": points}
+    return out
 
 
 def machine_facts() -> dict:
@@ -269,73 +399,10 @@ def machine_facts() -> dict:
     except (OSError, StopIteration):
         pass
     return {
-        "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+        "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release(),
         "onnxruntime": ort.__version__, "numpy": np.__version__, "date": time.strftime("%Y-%m-%d"),
+        "load_average": os.getloadavg()[0],
     }
-
-
-def format_table(report: dict) -> str:
-    has_official = any(r["side"] == "official" for r in report["rows"])
-    lines = [
-        f"model: {report['model_kind']} ({report['model_dir']}), {report['threads']} threads, {report['runs']} runs, "
-        f"{report['machine']['cpu']}; fp32 GEMM {report['gemm_gflops']:.1f} GFLOP/s",
-    ]
-    for side, facts in report["load"].items():
-        lines.append(f"{side:>8}: load {facts['load_s']:.2f} s (import {facts['import_s']:.2f} s), idle RSS {facts['idle_rss_mb']:.0f} MB")
-    header = f"{'case':<14}{'side':>9}{'audio s':>9}{'RTF med':>9}{'min-max':>13}{'chars/s':>9}{'peak MB':>9}{'floor RTF':>10}"
-    if has_official:
-        header += f"{'ours/off':>9}"
-    lines += ["", header, "-" * len(header)]
-    by_case: dict[tuple, dict] = {}
-    for row in report["rows"]:
-        by_case.setdefault((row["lang"], row["chars"], row["steps"]), {})[row["side"]] = row
-    for (lang, chars, steps), sides in by_case.items():
-        for side, row in sides.items():
-            line = (
-                f"{lang + '-' + str(chars) + ' s' + str(steps):<14}{side:>9}{row['audio_s']:>9.2f}{row['rtf_median']:>9.3f}"
-                f"{row['rtf_min']:>6.3f}-{row['rtf_max']:<6.3f}{row['chars_per_s']:>9.0f}{row['peak_rss_mb_median']:>9.0f}"
-                f"{row.get('floor_rtf', float('nan')):>10.3f}"
-            )
-            if has_official and side == "ours" and "official" in sides:
-                line += f"{row['rtf_median'] / sides['official']['rtf_median']:>9.2f}"
-            lines.append(line)
-    s = report["summary"]
-    lines.append("")
-    lines.append(
-        f"summary ({s['case']}): RTF {s['rtf']:.3f}, peak RSS {s['peak_rss_mb']:.0f} MB, idle RSS {s['idle_rss_mb']:.0f} MB, load {s['load_s']:.2f} s"
-        + (f"; official RTF {s['official_rtf']:.3f} -> speedup {s['speedup_vs_official']:.2f}x" if "speedup_vs_official" in s else "")
-    )
-    if report["model_kind"] == "stand-in":
-        lines.append("(stand-in model: random weights, the audio is noise, not speech; compute and memory match the real model)")
-    return "\n".join(lines)
-
-
-def draw_chart(report: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = report["rows"]
-    sides = sorted({r["side"] for r in rows}, key=lambda s: s != "ours")
-    labels = sorted({(r["lang"], r["chars"], r["steps"]) for r in rows}, key=lambda k: (k[2], k[0], k[1]))
-    x = np.arange(len(labels))
-    width = 0.8 / len(sides)
-    fig, (ax_rtf, ax_mem) = plt.subplots(2, 1, figsize=(max(8, len(labels) * 0.7), 7), sharex=True)
-    for i, side in enumerate(sides):
-        lookup = {(r["lang"], r["chars"], r["steps"]): r for r in rows if r["side"] == side}
-        ax_rtf.bar(x + i * width, [lookup[k]["rtf_median"] for k in labels], width, label=side)
-        ax_mem.bar(x + i * width, [lookup[k]["peak_rss_mb_median"] for k in labels], width, label=side)
-    floor = [next((r.get("floor_rtf") for r in rows if (r["lang"], r["chars"], r["steps"]) == k and "floor_rtf" in r), np.nan) for k in labels]
-    ax_rtf.plot(x + 0.4 - width / 2, floor, "k_", markersize=18, label="hardware floor")
-    ax_rtf.set_ylabel("RTF (lower is faster)")
-    ax_mem.set_ylabel("peak RSS per request (MB)")
-    ax_mem.set_xticks(x + 0.4 - width / 2, [f"{l}-{c}\n{s} steps" for l, c, s in labels], fontsize=7)
-    ax_rtf.legend()
-    fig.suptitle(f"supertonic-lambda bench: {report['model_kind']} model, {report['threads']} threads")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 if __name__ == "__main__":

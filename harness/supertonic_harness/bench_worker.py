@@ -1,9 +1,13 @@
 """One side of the benchmark in its own process: load a pipeline, then serve requests from stdin.
 
-Protocol: one JSON object per line. The worker first prints ``{"ready": ...}`` with its load time
-and idle RSS, then answers each request line with the timing, the audio length, the per-chunk
-token and frame counts, and the peak RSS of that request alone (``/proc/self/clear_refs`` resets
-the high-water mark before each request).
+Protocol: one JSON object per line. The worker first prints ``{"ready": ...}`` with its import and
+load times and idle memory, then answers each request line with the timing, the audio length, the
+per-chunk token and frame counts, and the peak RSS of that request alone (``/proc/self/clear_refs``
+resets the high-water mark before each request). A request may ask for the audio to be saved as
+``.npy`` (so the parent can compare the sides sample by sample) or to be streamed chunk by chunk and
+dropped (so memory is that of the engine, not of the whole waveform). ``{"op": "ort_profile"}``
+ends ONNX Runtime's profiling (started with ``SUPERTONIC_PROFILING=1``) and answers with the
+time per operator type of each graph.
 """
 
 from __future__ import annotations
@@ -12,8 +16,12 @@ import argparse
 import json
 import sys
 import time
+from collections import defaultdict
+from pathlib import Path
 
 _started = time.perf_counter()
+
+FRAME = 3072  # waveform samples per latent frame
 
 
 def rss_mb(field: str = "VmRSS") -> float:
@@ -29,33 +37,63 @@ def reset_peak_rss() -> None:
         f.write("5")
 
 
+def memory() -> dict[str, float]:
+    return {"rss_mb": rss_mb(), "rss_anon_mb": rss_mb("RssAnon"), "rss_file_mb": rss_mb("RssFile")}
+
+
 class OursSide:
+    """This project's engine, configured from the environment like the function (``SUPERTONIC_*``)."""
+
     def __init__(self, model_dir: str, threads: int) -> None:
         from supertonic_engine import Engine, SessionConfig
 
-        self.engine = Engine.load(model_dir, session_config=SessionConfig(intra_op_threads=threads))
+        self.engine = Engine.load(model_dir, session_config=SessionConfig.from_env(intra_op_threads=threads))
         self.sample_rate = self.engine.sample_rate
 
-    def run(self, request: dict) -> tuple:
+    def facts(self) -> dict:
+        return {"prepared": list(self.engine.sessions.prepared), "model_kind": self.engine.model_kind}
+
+    def run(self, request: dict):
+        """Yield (audio piece, tokens, frames) per chunk."""
         from supertonic_engine.text.unicode import model_text
 
-        result = self.engine.synthesize(
+        pieces = self.engine.stream(
             request["text"], voice=request["voice"], lang=request["lang"], steps=request["steps"],
             seed=request["seed"], normalize=False,
         )
-        frames = [round((c.end_s - c.start_s) * self.sample_rate) // 3072 for c in result.chunks]
-        tokens = [len(model_text(c.text, request["lang"])) for c in result.chunks]
-        return result.audio, tokens, frames
+        for piece in pieces:
+            timing = piece.timing
+            frames = round((timing.end_s - timing.start_s) * self.sample_rate) // FRAME
+            yield piece.samples, len(model_text(timing.text, request["lang"])), frames
+
+    def ort_profile(self) -> dict[str, dict[str, float]]:
+        """Milliseconds per operator type of each graph, from ONNX Runtime's profiler."""
+        out = {}
+        for name in ("duration_predictor", "text_encoder", "vector_estimator", "vocoder"):
+            session = getattr(self.engine.sessions, name)
+            path = Path(session.end_profiling())
+            totals: dict[str, float] = defaultdict(float)
+            for event in json.loads(path.read_text()):
+                if event.get("cat") == "Node" and event.get("name", "").endswith("_kernel_time"):
+                    totals[event["args"]["op_name"]] += event["dur"] / 1000.0
+            path.unlink()
+            out[name] = dict(sorted(totals.items(), key=lambda kv: -kv[1]))
+        return out
 
 
 class OfficialSide:
+    """The official ``supertonic`` package on the same model directory, with its own defaults."""
+
     def __init__(self, model_dir: str, threads: int) -> None:
         from supertonic import TTS
 
         self.tts = TTS(model_dir=model_dir, auto_download=False, intra_op_num_threads=threads, inter_op_num_threads=1)
         self.sample_rate = self.tts.sample_rate
 
-    def run(self, request: dict) -> tuple:
+    def facts(self) -> dict:
+        return {}
+
+    def run(self, request: dict):
         import numpy as np
 
         np.random.seed(request["seed"])  # the official package samples noise from the global generator
@@ -63,10 +101,40 @@ class OfficialSide:
             request["text"], voice_style=self.tts.get_voice_style(request["voice"]), total_steps=request["steps"],
             lang=request["lang"],
         )
-        return wav.reshape(-1), [], []
+        yield wav.reshape(-1), 0, 0
 
 
 SIDES = {"ours": OursSide, "official": OfficialSide}
+
+
+def serve(side, request: dict) -> dict:
+    import numpy as np
+
+    reset_peak_rss()
+    kept = [] if request.get("save_audio") else None
+    samples, energy, tokens, frames = 0, 0.0, [], []
+    started = time.perf_counter()
+    for audio, chunk_tokens, chunk_frames in side.run(request):
+        samples += audio.size
+        energy += float(np.square(audio, dtype=np.float64).sum())
+        if chunk_tokens:
+            tokens.append(chunk_tokens)
+            frames.append(chunk_frames)
+        if kept is not None:
+            kept.append(audio)
+    synth_s = time.perf_counter() - started
+    if kept is not None:
+        np.save(request["save_audio"], np.concatenate(kept))
+    return {
+        "synth_s": synth_s,
+        "audio_s": samples / side.sample_rate,
+        "samples": samples,
+        "energy": energy,
+        "tokens": tokens,
+        "frames": frames,
+        "peak_rss_mb": rss_mb("VmHWM"),
+        **{key.replace("rss", "rss_after", 1): value for key, value in memory().items()},
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,31 +144,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
 
-    import numpy as np
+    # Imports first, so the load time counts only building the pipeline.
+    import numpy  # noqa: F401
+    import onnxruntime  # noqa: F401
 
+    __import__("supertonic_engine" if args.side == "ours" else "supertonic")
     imported = time.perf_counter()
     side = SIDES[args.side](args.model, args.threads)
     ready = time.perf_counter()
     print(json.dumps({
         "ready": True, "import_s": imported - _started, "load_s": ready - imported,
-        "idle_rss_mb": rss_mb(), "idle_rss_anon_mb": rss_mb("RssAnon"), "idle_rss_file_mb": rss_mb("RssFile"),
+        **{f"idle_{key}": value for key, value in memory().items()}, **side.facts(),
     }), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
-        reset_peak_rss()
-        started = time.perf_counter()
-        audio, tokens, frames = side.run(request)
-        synth_s = time.perf_counter() - started
-        print(json.dumps({
-            "synth_s": synth_s,
-            "audio_s": audio.size / side.sample_rate,
-            "samples": int(audio.size),
-            "energy": float(np.square(audio, dtype=np.float64).sum()),
-            "tokens": tokens,
-            "frames": frames,
-            "peak_rss_mb": rss_mb("VmHWM"),
-            "rss_after_mb": rss_mb(),
-        }), flush=True)
+        if request.get("op") == "ort_profile":
+            print(json.dumps({"ort_profile": side.ort_profile()}), flush=True)
+        else:
+            print(json.dumps(serve(side, request)), flush=True)
     return 0
 
 

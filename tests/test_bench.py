@@ -1,0 +1,78 @@
+"""The benchmark on the tiny stand-in: the JSON it writes has every figure the README table needs.
+
+Timings on a shared machine mean nothing in a test, so nothing here asserts on them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from supertonic_harness import bench, cli
+from supertonic_harness.bench_floor import FlopModel
+
+
+@pytest.fixture(scope="module")
+def quick_report(tiny_model_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    argv = ["bench", "--model", str(tiny_model_dir), "--vs-official", "--suite", "quick", "--runs", "1",
+            "--variant", "stock:SUPERTONIC_PREPARED=0", "--json", str(out / "bench.json"), "--png", str(out / "bench.png")]
+    assert cli.main(argv) == 0
+    return json.loads((out / "bench.json").read_text()), out
+
+
+def test_summary_has_the_speedup_and_the_peak_of_the_reference_request(quick_report):
+    report, _ = quick_report
+    summary = report["summary"]
+    for key in ("speedup_vs_official", "peak_rss_mb", "rtf", "chars_per_s", "idle_rss_mb", "cold_start_s", "floor_rtf",
+                "official_rtf", "official_cold_start_s", "max_abs_diff_vs_official"):
+        assert isinstance(summary[key], float), key
+    assert summary["speedup_vs_official"] == pytest.approx(summary["official_rtf"] / summary["rtf"])
+    assert summary["max_abs_diff_vs_official"] < 1e-4  # same graphs, same noise: the same audio
+
+
+def test_every_side_and_case_has_a_row_with_ratios_to_the_official_side(quick_report):
+    report, _ = quick_report
+    assert list(report["sides"]) == ["ours", "ours:stock", "official"]
+    assert report["sides"]["ours:stock"]["env"] == {"SUPERTONIC_PREPARED": "0"}
+    for side in report["sides"].values():
+        assert {"cold_start_s", "import_s", "load_s", "first_request_s", "idle_rss_mb", "idle_rss_anon_mb"} <= set(side)
+    rows = {row["side"]: row for row in report["rows"]}
+    assert set(rows) == set(report["sides"])
+    for label in ("ours", "ours:stock"):
+        assert set(rows[label]["ratio_vs_official"]) == {"rtf", "chars_per_s", "peak_rss_mb"}
+        assert rows[label]["max_abs_diff_vs_reference"] < 1e-4
+    assert "ratio_vs_official" not in rows["official"]
+    for row in rows.values():
+        assert row["rtf_min"] <= row["rtf_median"] <= row["rtf_max"]
+        assert row["gflop"] > 0 and row["floor_rtf"] > 0 and row["audio_s"] > 0
+
+
+def test_the_chart_and_the_table_are_written(quick_report):
+    report, out = quick_report
+    assert (out / "bench.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = bench.format_table(report)
+    assert "speedup" in table and "en-59 s8" in table and "stand-in" in table
+
+
+def test_soak_reports_drift_per_side(tiny_model_dir, tmp_path):
+    path = tmp_path / "soak.json"
+    assert cli.main(["bench", "--model", str(tiny_model_dir), "--soak", "4", "--steps", "1", "--json", str(path)]) == 0
+    soak = json.loads(path.read_text())["soak"]["ours"]
+    assert len(soak["rss_after_each_mb"]) == 4 and isinstance(soak["drift"], float)
+
+
+@pytest.mark.parametrize("spec", ["nolabel", "ours:SUPERTONIC_X=1", "x:PATH=/bin", "x:SUPERTONIC_X"])
+def test_variants_must_name_a_label_and_supertonic_settings(spec):
+    with pytest.raises(SystemExit):
+        bench.parse_variant(spec)
+
+
+def test_flop_model_grows_with_text_and_audio(tiny_model_dir):
+    flops = FlopModel(tiny_model_dir)
+    base = flops.request_gflop([60], [40], steps=8)
+    assert flops.request_gflop([60], [80], steps=8) > base
+    assert flops.request_gflop([120], [40], steps=8) > base
+    assert flops.request_gflop([60, 60], [40, 40], steps=8) == pytest.approx(2 * base)
+    assert flops.request_gflop([60], [40], steps=2) < base
