@@ -96,3 +96,23 @@ def test_a_memory_limit_below_the_function_footprint_is_an_oom_the_report_names(
     assert row["error_message"].startswith("killed at the memory limit")
     assert "oom" in capsys.readouterr().out
     assert set(leftover_cgroups()) == existing
+
+
+def test_a_request_longer_than_the_function_timeout_is_a_504_not_a_lambda_timeout(tiny_model_dir):
+    """The hard deadline in the real function, under RIE: the synthesis is stopped before Lambda's
+    timeout, the caller gets a 504 that says what to do, and the container stays warm."""
+    args = function_args("--model", str(tiny_model_dir), "--profile", "lambda-2048", "--timeout", "4", "--no-s3")
+    event = json.loads((EVENTS / "furl_post_tts.json").read_text())
+    slow = dict(event, body=json.dumps({"text": "A sentence that takes a while to say. " * 75, "steps": 100}))
+    with start_local_function(args) as local:
+        first = local.sandbox.invoke(event)
+        stopped = local.sandbox.invoke(slow)
+        after = local.sandbox.invoke(event)
+    answers = [json.loads(invocation.body) for invocation in (first, stopped, after)]
+    assert all(i.outcome is Outcome.SUCCESS for i in (first, stopped, after)), stopped.log_lines[-10:]
+    assert [a["statusCode"] for a in answers] == [200, 504, 200]
+    error = json.loads(answers[1]["body"])["error"]
+    assert error["code"] == "deadline_exceeded" and "shorter text" in error["message"]
+    assert stopped.duration_ms < 4000  # stopped by the function itself, before Lambda's 4 s timeout
+    assert not after.cold_start  # no timeout, so no reset: the next caller finds a warm container
+    assert leftover_cgroups() == []
