@@ -30,7 +30,9 @@ def test_synthesize_writes_decodable_audio_and_says_it_is_a_stand_in(tiny_model_
     proc = run("synthesize", "Hello from a serverless function.", "--voice", "F1", "--lang", "en", "--steps", "2",
                "--seed", "1", "-o", str(out), "--model", str(tiny_model_dir))
     assert proc.returncode == 0, proc.stderr
-    assert "model: stand-in (random weights: the audio is noise, not speech)" in proc.stdout
+    from supertonic_engine.standin.marker import NOTE
+
+    assert f"model: stand-in ({NOTE})" in proc.stdout
     assert out.stat().st_mode & 0o777 == 0o666 & ~_umask()
     info = sf.info(out)
     assert info.samplerate == 44_100 and info.format == "FLAC" and info.duration > 0.5
@@ -99,3 +101,38 @@ def test_fetch_model_fails_fast_here(tmp_path):
     proc = run("fetch-model", "--out", str(tmp_path / "real"), env={**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{port}"})
     assert proc.returncode == 1
     assert "cannot reach the model hub" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "case, expected_code, hint",
+    [
+        ("make_model_over_a_folder", 2, "is not a stand-in model directory"),
+        ("negative_seed", 2, "seed must be a non-negative integer"),
+        ("unwritable_output", 1, "Permission denied"),
+        ("fetch_over_a_file", 2, "is a file"),
+    ],
+)
+def test_more_mistakes_are_one_line_too(tiny_model_dir, tmp_path, case, expected_code, hint):
+    import os
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("keep")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    args = {
+        "make_model_over_a_folder": ["make-model", "--out", str(folder)],
+        "negative_seed": ["make-model", "--out", str(tmp_path / "new"), "--seed", "-1"],
+        "unwritable_output": ["synthesize", "Hi.", "-o", str(locked / "x.wav"), "--model", str(tiny_model_dir)],
+        "fetch_over_a_file": ["fetch-model", "--out", str(folder / "keep.txt")],
+    }[case]
+    env = {**os.environ}
+    if case == "unwritable_output" and os.geteuid() == 0:
+        # root ignores directory modes; a path under a file cannot be created by anyone
+        args[args.index("-o") + 1] = str(folder / "keep.txt" / "x.wav")
+        hint = "keep.txt"
+    proc = run(*args, env=env)
+    assert proc.returncode == expected_code, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr and hint in lines[0]
+    assert (folder / "keep.txt").read_text() == "keep"

@@ -48,3 +48,37 @@ def test_a_truncated_or_altered_graph_is_refused(tmp_path, monkeypatch):
     (tmp_path / "onnx" / "vocoder.onnx").write_bytes(b"X" + payload[1:])
     with pytest.raises(FetchFailed, match="corrupt"):
         fetch.verify_graphs(tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["file", "foreign_dir", "cwd"])
+def test_fetch_never_replaces_what_is_not_a_model(tmp_path, monkeypatch, kind):
+    from supertonic_engine.errors import InvalidParameter
+
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # never reached: the check comes first
+    if kind == "file":
+        target = tmp_path / "notes.txt"
+        target.write_text("keep me")
+    elif kind == "foreign_dir":
+        target = tmp_path / "Documents"
+        target.mkdir()
+        (target / "thesis.tex").write_text("keep me")
+    else:
+        target = tmp_path
+        monkeypatch.chdir(tmp_path)
+    with pytest.raises(InvalidParameter) as err:
+        fetch.fetch_model(target)
+    assert err.value.field == "out"
+    assert target.exists() and (kind != "foreign_dir" or (target / "thesis.tex").read_text() == "keep me")
+
+
+def test_an_earlier_model_download_may_be_replaced_and_an_empty_dir_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    earlier = tmp_path / "model"
+    (earlier / "onnx").mkdir(parents=True)
+    (earlier / "onnx" / "tts.json").write_text("{}")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for target in (earlier, empty):
+        with pytest.raises(FetchFailed, match="cannot reach"):  # got past the check, stopped at the probe
+            fetch.fetch_model(target)
+    assert (earlier / "onnx" / "tts.json").exists()  # a failed fetch leaves the earlier model in place

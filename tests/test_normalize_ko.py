@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from supertonic_engine.errors import EmptyText, InvalidParameter, UnknownLanguage
+from supertonic_engine.errors import ConfigurationError, EmptyText, InvalidParameter, InvalidRequest, UnknownLanguage
 from supertonic_engine.text import LANGUAGES, normalize
 from supertonic_engine.text.lexicon import ENV_LEXICON
 from supertonic_engine.text.tags import TAG
@@ -259,18 +259,19 @@ def test_lexicon_argument_wins_over_file_and_built_in(tmp_path, monkeypatch) -> 
     ("content", "name"),
     [("not json {", "bad.json"), ('["a list"]', "list.json"), ("no tab here\n", "bad.tsv"), ('{"x": 1}', "num.json")],
 )
-def test_malformed_lexicon_file_is_reported(tmp_path, monkeypatch, content: str, name: str) -> None:
+def test_malformed_lexicon_file_is_the_operators_error(tmp_path, monkeypatch, content: str, name: str) -> None:
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
     monkeypatch.setenv(ENV_LEXICON, str(path))
-    with pytest.raises(InvalidParameter) as error:
+    with pytest.raises(ConfigurationError) as error:
         normalize("안녕", "ko")
-    assert error.value.field == ENV_LEXICON
+    assert not isinstance(error.value, InvalidRequest)  # never blamed on the caller (no 4xx)
+    assert ENV_LEXICON in error.value.message and str(path) in error.value.message
 
 
 def test_missing_lexicon_file_is_reported(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv(ENV_LEXICON, str(tmp_path / "absent.json"))
-    with pytest.raises(InvalidParameter, match="cannot read"):
+    with pytest.raises(ConfigurationError, match="cannot read"):
         normalize("안녕", "ko")
 
 

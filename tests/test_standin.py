@@ -13,6 +13,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from supertonic_engine.errors import InvalidParameter
 from supertonic_engine.standin import (
     GENERATOR_VERSION,
     STANDIN_KEY,
@@ -344,7 +345,7 @@ def test_make_model_replaces_a_stand_in_but_not_anything_else(tmp_path):
     real = tmp_path / "real"
     (real / "onnx").mkdir(parents=True)
     (real / "onnx" / "tts.json").write_text(json.dumps(published_config()))
-    with pytest.raises(FileExistsError):
+    with pytest.raises(InvalidParameter):
         make_model(real)
     assert (real / "onnx" / "tts.json").exists() and not list(tmp_path.glob(".real.*"))
 
@@ -400,9 +401,9 @@ def test_ensure_standin_uses_the_copy_of_a_process_that_finished_first(tmp_path,
 
 
 def test_bad_requests_are_refused(tmp_path):
-    with pytest.raises(ValueError, match=r"unknown stand-in size .huge."):
+    with pytest.raises(InvalidParameter, match=r"unknown stand-in size .huge."):
         make_model(tmp_path / "x", size="huge")
-    with pytest.raises(ValueError, match="seed"):
+    with pytest.raises(InvalidParameter, match="seed"):
         make_model(tmp_path / "x", seed=-1)
 
 

@@ -8,10 +8,11 @@ import logging
 import sys
 
 from supertonic_engine import cli as engine_cli
-from supertonic_engine.errors import InvalidRequest, SupertonicError
+from supertonic_engine.errors import ConfigurationError, InvalidRequest, SupertonicError
 
-# Harness commands, each a module with register(subparsers); imported only when present and needed.
-HARNESS_COMMANDS = ("supertonic_harness.emulator", "supertonic_harness.replay", "supertonic_harness.bench")
+# Harness commands, each a module with register(subparsers). They need the [harness] extra; without
+# it the engine commands still work and these say what to install.
+HARNESS_COMMANDS = {"emulate": "supertonic_harness.emulator", "replay": "supertonic_harness.replay", "bench": "supertonic_harness.bench"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,9 +23,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     engine_cli.register(sub)
-    for name in HARNESS_COMMANDS:
-        importlib.import_module(name).register(sub)
+    for command, module in HARNESS_COMMANDS.items():
+        try:
+            importlib.import_module(module).register(sub)
+        except ModuleNotFoundError as missing:
+            _register_unavailable(sub, command, missing.name or "a dependency")
     return parser
+
+
+def _register_unavailable(sub: argparse._SubParsersAction, command: str, missing: str) -> None:
+    def explain(_: argparse.Namespace) -> int:
+        raise ConfigurationError(f"'{command}' needs {missing}: pip install 'supertonic-lambda[harness]' (./dev installs it)")
+
+    p = sub.add_parser(command, help=f"(needs the [harness] extra: {missing} is missing)")
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=explain)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     except SupertonicError as exc:
         print(f"supertonic-lambda {args.command}: {exc.message}", file=sys.stderr)
         return 2 if isinstance(exc, InvalidRequest) else 1
+    except OSError as exc:  # a path the user gave cannot be read or written: say which, no traceback
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"supertonic-lambda {args.command}:{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

@@ -12,13 +12,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TypeVar
 
+import numpy as np
 import onnxruntime as ort
 
 from .errors import DeadlineExceeded, InvalidParameter
-
-T = TypeVar("T")
 
 
 class Deadline:
@@ -69,7 +67,7 @@ class Deadline:
     def exceeded(self) -> DeadlineExceeded:
         return DeadlineExceeded(self.timeout_s or 0.0, self.elapsed_s, self.chunks_done, self.chunks_total)
 
-    def run(self, session: ort.InferenceSession, feeds: dict) -> list:
+    def run(self, session: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         """``session.run`` under this deadline: a terminated run becomes ``DeadlineExceeded``."""
         self.check()
         try:

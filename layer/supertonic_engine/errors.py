@@ -119,6 +119,12 @@ class UnsupportedFormat(InvalidRequest):
 # --- the model or the machine is at fault -------------------------------------------------------
 
 
+class ConfigurationError(SupertonicError):
+    """The server is set up wrong (an environment variable, a lexicon file): the operator must fix it."""
+
+    code = "configuration_error"
+
+
 class ModelError(SupertonicError):
     """The model directory cannot be used."""
 

@@ -1,7 +1,7 @@
 """Download the real Supertonic 3 weights from the model hub at a pinned revision, and verify them.
 
-A machine without a route to the hub fails in well under a second with a message saying what to
-do instead, rather than hanging in retries.
+A machine without a route to the hub fails within seconds (one short connection probe) with a
+message saying what to do instead, rather than hanging in retries.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from .assets import load_assets
-from .errors import FetchFailed
+from .errors import FetchFailed, InvalidParameter
 
 logger = logging.getLogger(__name__)
 
@@ -35,9 +35,16 @@ KNOWN_GRAPHS = {
 }
 
 
-def fetch_model(out_dir: str | os.PathLike[str], revision: str = REVISION, timeout_s: float = 10.0) -> Path:
-    """Download into ``out_dir`` (atomically: nothing is left half-written) and return it."""
-    out = Path(out_dir).expanduser()
+PROBE_TIMEOUT_S = 3.0
+
+
+def fetch_model(out_dir: str | os.PathLike[str], revision: str = REVISION, timeout_s: float = PROBE_TIMEOUT_S) -> Path:
+    """Download into ``out_dir`` (atomically: nothing is left half-written) and return it.
+
+    ``out_dir`` must be absent, empty, or an earlier model directory: nothing else is ever replaced.
+    """
+    out = Path(out_dir).expanduser().resolve()
+    _check_replaceable(out)
     endpoint = os.environ.get("HF_ENDPOINT", DEFAULT_ENDPOINT)
     _check_reachable(endpoint, timeout_s)
     try:
@@ -57,12 +64,39 @@ def fetch_model(out_dir: str | os.PathLike[str], revision: str = REVISION, timeo
         if revision == REVISION:
             verify_graphs(staging)
         load_assets(staging)  # the layout is complete and every JSON parses
-        if out.exists():
-            shutil.rmtree(out)
-        staging.rename(out)
+        _swap_into_place(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out
+
+
+def _check_replaceable(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise InvalidParameter(f"--out {out} is a file; name a new or empty directory", field="out")
+    if out.is_dir() and any(out.iterdir()) and not (out / "onnx" / "tts.json").is_file():
+        raise InvalidParameter(
+            f"--out {out} is a non-empty directory that is not a model directory; name a new or empty one "
+            "(fetch-model replaces only an earlier model download)",
+            field="out",
+        )
+    if Path.cwd().resolve().is_relative_to(out):
+        raise InvalidParameter(f"--out {out} contains the current directory; name another directory", field="out")
+
+
+def _swap_into_place(staging: Path, out: Path) -> None:
+    """Replace ``out`` with ``staging``; the old directory is kept until the new one is in place."""
+    previous = out.with_name(f".{out.name}.previous") if out.exists() else None
+    if previous is not None:
+        shutil.rmtree(previous, ignore_errors=True)
+        out.rename(previous)
+    try:
+        staging.rename(out)
+    except OSError:
+        if previous is not None:
+            previous.rename(out)
+        raise
+    if previous is not None:
+        shutil.rmtree(previous, ignore_errors=True)
 
 
 def verify_graphs(model_dir: Path) -> None:

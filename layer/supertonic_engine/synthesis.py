@@ -19,12 +19,13 @@ from typing import BinaryIO
 import numpy as np
 
 from . import config
-from .assets import ModelAssets, load_assets, resolve_model_dir
+from .assets import ModelAssets, VoiceStyle, load_assets, resolve_model_dir
 from .audio import AudioWriter
 from .config import SessionConfig
 from .deadline import Deadline
 from .errors import EmptyText, InvalidParameter, TextTooLong, UnknownLanguage
 from .sessions import Sessions, load_sessions
+from .standin.marker import NOTE
 from .text import LANGUAGES, chunk_text, default_max_chunk_chars, normalize
 from .text.unicode import TextEncoder, model_text
 
@@ -39,7 +40,7 @@ STEPS_RANGE = (1, 100)
 SPEED_RANGE = (0.7, 2.0)
 CHUNK_CHARS_RANGE = (10, 400)  # the estimator's position table ends at 1000 tokens
 MAX_SILENCE_S = 5.0
-STANDIN_NOTICE = "random weights: the audio is noise, not speech"
+STANDIN_NOTICE = NOTE  # what every output of the stand-in says about itself
 
 
 @dataclass(frozen=True)
@@ -273,7 +274,7 @@ class Engine:
         style = self.assets.voice(options.voice)
         return self._generate(chunks, style, options, deadline)
 
-    def _generate(self, chunks: list[str], style, options: SynthesisOptions, deadline: Deadline) -> Iterator[AudioChunk]:
+    def _generate(self, chunks: list[str], style: VoiceStyle, options: SynthesisOptions, deadline: Deadline) -> Iterator[AudioChunk]:
         # RandomState(seed) draws exactly what np.random.seed(seed); np.random.randn(...) draws,
         # which is how the official package samples its noise.
         rng = np.random.RandomState(options.seed)
@@ -299,7 +300,7 @@ class Engine:
                 deadline.chunks_done = index + 1
                 yield AudioChunk(timing, np.concatenate([lead, wav]) if lead.size else wav)
 
-    def _synthesize_chunk(self, chunk: str, style, options: SynthesisOptions, rng: np.random.RandomState, deadline: Deadline) -> tuple[np.ndarray, float]:
+    def _synthesize_chunk(self, chunk: str, style: VoiceStyle, options: SynthesisOptions, rng: np.random.RandomState, deadline: Deadline) -> tuple[np.ndarray, float]:
         s = self.sessions
         text_ids, text_mask = self.text.encoder.encode(chunk, options.lang)
         duration, *_ = deadline.run(s.duration_predictor, {"text_ids": text_ids, "style_dp": style.dp, "text_mask": text_mask})
@@ -337,7 +338,7 @@ class Engine:
     def warm_up(self) -> float:
         """Run one short synthesis so the first request does not pay ORT's first-run allocations; returns ms."""
         started = time.perf_counter()
-        self.synthesize("Ready.", voice=self.voices[0], lang="en", steps=1, seed=0, normalize=False)
+        self.synthesize("Ready.", voice=DEFAULT_VOICE if DEFAULT_VOICE in self.voices else self.voices[0], lang="en", steps=1, seed=0, normalize=False)
         return (time.perf_counter() - started) * 1000.0
 
 

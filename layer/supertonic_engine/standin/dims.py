@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import InvalidParameter
+
 # --- the public contract (same for every size) -----------------------------------------------------
 VOCAB_SIZE = 8322  # token ids 0..8321 (unicode_indexer.json values)
 TEXT_EMB_DIM = 256  # text_encoder output channels
@@ -127,4 +129,4 @@ def dims_for(size: str) -> StandinDims:
     try:
         return SIZES[size]
     except KeyError:
-        raise ValueError(f"unknown stand-in size {size!r}; use one of: {', '.join(SIZES)}") from None
+        raise InvalidParameter(f"unknown stand-in size {size!r}; use one of: {', '.join(SIZES)}", field="size") from None

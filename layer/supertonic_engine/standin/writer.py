@@ -25,7 +25,7 @@ import numpy as np
 import onnx
 
 from ..config import cache_dir
-from ..errors import ModelCorrupt
+from ..errors import InvalidParameter, ModelCorrupt
 from .dims import StandinDims, dims_for
 from .duration_predictor import build_duration_predictor
 from .marker import GENERATOR_VERSION, is_standin
@@ -60,13 +60,14 @@ def make_model(out_dir: str | Path, size: str = "tiny", seed: int = 0) -> Path:
     """Write a stand-in model directory at ``out_dir`` and return its path.
 
     Replaces an existing stand-in or an empty directory; refuses to touch anything else (a real
-    model, say), raising ``FileExistsError``.
+    model, say), raising ``InvalidParameter`` for ``out``.
     """
     target = Path(out_dir).expanduser().absolute()
     _check_request(size, seed)
     if target.exists() and not _replaceable(target):
-        raise FileExistsError(
-            f"{target} exists and is not a stand-in model directory; choose another --out or remove it yourself"
+        raise InvalidParameter(
+            f"{target} exists and is not a stand-in model directory; choose another --out or remove it yourself",
+            field="out",
         )
     staged = _stage(target, size, seed)
     _swap_in(staged, target)
@@ -150,7 +151,7 @@ def _fingerprint() -> str:
 def _check_request(size: str, seed: int) -> None:
     dims_for(size)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise InvalidParameter(f"seed must be a non-negative integer, got {seed!r}", field="seed")
 
 
 def _rng(seed: int, stream: int) -> np.random.Generator:

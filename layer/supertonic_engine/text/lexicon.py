@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from functools import cache, lru_cache
 from pathlib import Path
 
-from ..errors import InvalidParameter
+from ..errors import ConfigurationError, InvalidParameter
 
 ENV_LEXICON = "SUPERTONIC_LEXICON"
 BUILTIN_KOREAN_LEXICON = Path(__file__).with_name("lexicon_ko.json")
@@ -101,21 +101,29 @@ def read_lexicon_file(path: str | Path) -> dict[str, str]:
         try:
             entries = json.loads(content)
         except json.JSONDecodeError as error:
-            raise InvalidParameter(f"{path}: not valid JSON ({error})", field=ENV_LEXICON) from None
-        return checked_entries(entries, str(path), ENV_LEXICON)
+            raise ConfigurationError(f"{ENV_LEXICON}: {path} is not valid JSON ({error})") from None
+        return _file_entries(entries, path)
     entries = {}
     for number, line in enumerate(content.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         word, tab, reading = line.partition("\t")
         if not tab:
-            raise InvalidParameter(f"{path}:{number}: write 'word<TAB>reading'", field=ENV_LEXICON)
+            raise ConfigurationError(f"{ENV_LEXICON}: {path}:{number}: write 'word<TAB>reading'")
         entries[word.strip()] = reading.strip()
-    return checked_entries(entries, str(path), ENV_LEXICON)
+    return _file_entries(entries, path)
 
 
-def _unreadable(path: str | Path, error: OSError) -> InvalidParameter:
-    return InvalidParameter(f"{ENV_LEXICON}={str(path)!r}: cannot read it ({error.strerror})", field=ENV_LEXICON)
+def _file_entries(entries: object, path: Path) -> dict[str, str]:
+    # A bad file is the operator's to fix, not the caller's: same checks, the configuration's error.
+    try:
+        return checked_entries(entries, str(path), ENV_LEXICON)
+    except InvalidParameter as error:
+        raise ConfigurationError(f"{ENV_LEXICON}: {error.message}") from None
+
+
+def _unreadable(path: str | Path, error: OSError) -> ConfigurationError:
+    return ConfigurationError(f"{ENV_LEXICON}={str(path)!r}: cannot read it ({error.strerror})")
 
 
 @cache
