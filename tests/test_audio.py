@@ -79,3 +79,32 @@ def test_resample_keeps_a_tone_at_its_frequency():
     assert out.size == 48_000
     spectrum = np.abs(np.fft.rfft(out))
     assert abs(np.argmax(spectrum) - 440) <= 1
+
+
+def test_resampling_in_pieces_gives_exactly_the_whole_signals_samples():
+    signal = tone(1.3) * np.linspace(0.2, 1.0, int(SR * 1.3), dtype=np.float32)
+    whole = audio.resample(signal, SR, 48_000)
+    resampler = audio.Resampler(SR, 48_000)
+    cuts = [0, 1, 3072, 9000, 30001, 40000, signal.size]
+    pieces = [resampler.process(signal[a:b]) for a, b in zip(cuts, cuts[1:])]
+    pieces.append(resampler.process(np.zeros(0, np.float32), final=True))
+    np.testing.assert_array_equal(np.concatenate(pieces), whole)
+
+
+def test_resampled_tone_matches_the_tone_at_the_new_rate():
+    out = audio.resample(tone(1.0), SR, 48_000)
+    t = np.arange(out.size) / 48_000
+    expected = 0.5 * np.sin(2 * np.pi * 440 * t)
+    middle = slice(100, -100)  # the edges see the signal start from and return to silence
+    assert np.abs(out[middle] - expected[middle]).max() < 2e-3
+
+
+def test_streamed_opus_equals_one_shot_opus():
+    if "opus" not in audio.available_formats():
+        pytest.skip("this libsndfile has no Opus encoder")
+    samples = tone(1.0)
+    streamed = io.BytesIO()
+    audio.write_chunks(np.array_split(samples, 5), streamed, SR, "opus")
+    decoded_streamed, _ = sf.read(io.BytesIO(streamed.getvalue()), dtype="float32")
+    decoded_whole, _ = sf.read(io.BytesIO(audio.encode(samples, SR, "opus")), dtype="float32")
+    np.testing.assert_array_equal(decoded_streamed, decoded_whole)

@@ -83,13 +83,61 @@ def to_pcm16(samples: np.ndarray) -> np.ndarray:
     return np.round(clipped * 32767.0).astype("<i2")
 
 
+class Resampler:
+    """Streaming band-limited resampling with a Kaiser-windowed sinc, used where a codec demands a
+    fixed rate (Opus: 48 kHz). It keeps the last few input samples between calls, so feeding a
+    signal in pieces gives exactly the samples one call on the whole signal gives: no seams at
+    chunk boundaries, and no need to hold a long text's audio in memory to resample it.
+    """
+
+    HALF_TAPS = 16  # input samples on each side of an output instant
+    BETA = 8.0  # Kaiser window shape: about 80 dB stop-band
+    BLOCK = 4096  # outputs computed per vectorised step (bounds the tap matrix to ~1 MB)
+
+    def __init__(self, source_rate: int, target_rate: int) -> None:
+        self.step = source_rate / target_rate  # input samples per output sample
+        # Low-pass at the lower Nyquist frequency (a little under it), in units of the input's.
+        self.cutoff = min(1.0, target_rate / source_rate) * 0.97
+        self._pending = np.zeros(0, dtype=np.float64)  # input not yet consumed
+        self._pending_start = 0  # global index of _pending[0]
+        self._received = 0
+        self._emitted = 0
+
+    def process(self, samples: np.ndarray, final: bool = False) -> np.ndarray:
+        """Resample the next piece; ``final=True`` flushes the tail after the last piece."""
+        self._pending = np.concatenate([self._pending, np.asarray(samples, dtype=np.float64).reshape(-1)])
+        self._received += samples.size
+        if final:
+            end = int(round(self._received / self.step))
+        else:  # an output is ready once every input it reads has arrived
+            end = max(self._emitted, int(np.floor((self._received - 1 - self.HALF_TAPS) / self.step)) + 1)
+        blocks = [self._outputs(n, min(n + self.BLOCK, end)) for n in range(self._emitted, end, self.BLOCK)]
+        out = np.concatenate(blocks) if blocks else np.zeros(0)
+        self._emitted = end
+        keep_from = int(np.floor(end * self.step)) - self.HALF_TAPS + 1
+        if keep_from > self._pending_start:
+            self._pending = self._pending[keep_from - self._pending_start :]
+            self._pending_start = keep_from
+        return out.astype(np.float32)
+
+    def _outputs(self, first: int, end: int) -> np.ndarray:
+        instants = np.arange(first, end) * self.step
+        taps = np.floor(instants)[:, None].astype(np.int64) + np.arange(1 - self.HALF_TAPS, self.HALF_TAPS + 1)
+        distance = instants[:, None] - taps
+        window = np.i0(self.BETA * np.sqrt(np.clip(1.0 - (distance / (self.HALF_TAPS + 1)) ** 2, 0.0, None))) / np.i0(self.BETA)
+        weights = self.cutoff * np.sinc(self.cutoff * distance) * window
+        # Inputs before the start or after the end (at the final flush) are silence.
+        index = taps - self._pending_start
+        inside = (index >= 0) & (taps < self._received)
+        values = np.where(inside, self._pending[np.clip(index, 0, self._pending.size - 1)], 0.0)
+        return (weights * values).sum(axis=1)
+
+
 def resample(samples: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
-    """Band-limited resampling by FFT; used only where a codec demands a fixed rate."""
+    """The whole signal at ``target_rate`` (the same samples a streamed ``Resampler`` gives)."""
     if source_rate == target_rate or samples.size == 0:
         return samples
-    target_len = int(round(samples.size * target_rate / source_rate))
-    spectrum = np.fft.rfft(samples.astype(np.float64))
-    return (np.fft.irfft(spectrum, target_len) * (target_len / samples.size)).astype(np.float32)
+    return Resampler(source_rate, target_rate).process(samples, final=True)
 
 
 def encode(samples: np.ndarray, sample_rate: int, fmt: str = "wav") -> bytes:
@@ -111,6 +159,7 @@ class AudioWriter:
         self.format = _format or audio_format(fmt)
         self.source_rate = sample_rate
         self.file_rate = self.format.sample_rate or sample_rate
+        self._resampler = Resampler(sample_rate, self.file_rate) if self.file_rate != sample_rate else None
         self.frames = 0
         self._raw: BinaryIO | None = None
         self._owns_raw = False
@@ -127,7 +176,12 @@ class AudioWriter:
             )
 
     def write(self, samples: np.ndarray) -> None:
-        samples = resample(np.asarray(samples, dtype=np.float32).reshape(-1), self.source_rate, self.file_rate)
+        samples = np.asarray(samples, dtype=np.float32).reshape(-1)
+        if self._resampler is not None:
+            samples = self._resampler.process(samples)
+        self._write_file_rate(samples)
+
+    def _write_file_rate(self, samples: np.ndarray) -> None:
         if self._raw is not None:
             self._raw.write(to_pcm16(samples).tobytes())
         elif self.format.subtype == "PCM_16":
@@ -137,6 +191,9 @@ class AudioWriter:
         self.frames += samples.size
 
     def close(self) -> None:
+        if self._resampler is not None:
+            self._write_file_rate(self._resampler.process(np.zeros(0, np.float32), final=True))
+            self._resampler = None
         if self._sound is not None:
             self._sound.close()
         if self._raw is not None and self._owns_raw:
