@@ -13,8 +13,9 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from supertonic_engine import Engine, SessionConfig
-from supertonic_engine import optimize, prepared
+from supertonic_engine import Engine, SessionConfig, optimize, prepared
+from supertonic_engine.optimize.guidance import share_guidance_prefix
+from supertonic_engine.optimize.pointwise import rewrite_pointwise_convs
 from supertonic_engine.assets import GRAPHS
 from supertonic_engine.errors import ModelError
 
@@ -54,7 +55,7 @@ def test_every_convnext_mlp_becomes_matmuls_with_the_same_output(tiny_model_dir,
     path = tiny_model_dir / "onnx" / f"{graph}.onnx"
     model = onnx.load(str(path))
     convs_before = sum(n.op_type == "Conv" for n in model.graph.node)
-    assert optimize.rewrite_pointwise_convs(model) == pairs
+    assert rewrite_pointwise_convs(model) == pairs
     onnx.checker.check_model(model)
     assert sum(n.op_type == "Conv" for n in model.graph.node) == convs_before - 2 * pairs
     for t, l in optimize.PROBE_SIZES:
@@ -87,11 +88,11 @@ def _pointwise_mlp(leak_intermediate: bool) -> onnx.ModelProto:
 
 def test_a_chain_whose_middle_is_read_elsewhere_is_left_alone():
     # The channel-last middle would reach the other reader in the wrong layout.
-    assert optimize.rewrite_pointwise_convs(_pointwise_mlp(leak_intermediate=True)) == 0
+    assert rewrite_pointwise_convs(_pointwise_mlp(leak_intermediate=True)) == 0
     model = _pointwise_mlp(leak_intermediate=False)
     x = {"x": np.random.default_rng(1).standard_normal((1, 7, 4)).astype(np.float32)}
     expected = _run(model, x)
-    assert optimize.rewrite_pointwise_convs(model) == 1
+    assert rewrite_pointwise_convs(model) == 1
     assert [n.op_type for n in model.graph.node] == ["MatMul", "Relu", "MatMul", "Add", "Transpose"]
     np.testing.assert_allclose(_run(model, x)[0], expected[0], atol=1e-5, rtol=0)
 
@@ -193,3 +194,59 @@ def test_prepare_model_command_writes_where_it_is_told(model_copy, tmp_path, cap
     assert args.func(args) == 0
     assert "vector_estimator: 28 pointwise pairs as MatMul" in capsys.readouterr().out
     assert json.loads((tmp_path / "out" / prepared.MANIFEST).read_text())["graphs"].keys() == set(GRAPHS)
+
+
+# --- guidance halves ---------------------------------------------------------------------------------
+
+
+def test_the_estimator_runs_its_blocks_before_the_text_on_one_guidance_half(tiny_model_dir):
+    from supertonic_engine.standin import graph_flops
+
+    path = tiny_model_dir / "onnx" / "vector_estimator.onnx"
+    model = onnx.load(str(path))
+    before = graph_flops(model, 60, 40)
+    assert share_guidance_prefix(model) > 0
+    onnx.checker.check_model(model)
+    assert graph_flops(model, 60, 40) < 0.97 * before  # proj_in and five ConvNeXt blocks at batch 1 (8 % on the full size)
+    stock = _session(path)
+    for batch in (1, 2):
+        feeds = optimize.probe_inputs(stock, 37, 23)
+        if batch == 2:  # two different requests in one batch: each must keep its own halves
+            rng = np.random.default_rng(3)
+            feeds = {k: np.concatenate([v, rng.standard_normal(v.shape).astype(v.dtype) if k in ("noisy_latent", "text_emb", "style_ttl") else v]) for k, v in feeds.items()}
+        np.testing.assert_allclose(_run(model, feeds)[0], _run(str(path), feeds)[0], atol=1e-5, rtol=0)
+
+
+def _doubled_graph(constant: np.ndarray) -> onnx.ModelProto:
+    """x [B, 3] -> Tile x2 -> Relu -> Mul(constant) -> ReduceSum over the batch axis."""
+    nodes = [
+        helper.make_node("Tile", ["x", "twice"], ["both"]),
+        helper.make_node("Relu", ["both"], ["r"]),
+        helper.make_node("Mul", ["r", "c"], ["m"]),
+        helper.make_node("ReduceSum", ["m", "axis0"], ["y"], keepdims=1),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array([2, 1], np.int64), "twice"),
+        numpy_helper.from_array(constant.astype(np.float32), "c"),
+        numpy_helper.from_array(np.array([0], np.int64), "axis0"),
+    ]
+    graph = helper.make_graph(nodes, "doubled", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+
+
+@pytest.mark.parametrize("constant, moved", [(np.array([1.0, 2.0, 3.0]), 2), (np.array([[1.0], [-1.0]]), 1)])
+def test_only_nodes_that_treat_each_batch_item_alike_move_to_one_half(constant, moved):
+    # A [2, 1] constant weighs the two halves differently: the Mul must see both halves.
+    model = _doubled_graph(constant)
+    x = {"x": np.random.default_rng(0).standard_normal((1, 3)).astype(np.float32)}
+    expected = _run(model, x)[0]
+    assert share_guidance_prefix(model) == moved
+    assert [n.op_type for n in model.graph.node].count("Concat") == 1  # doubled again where needed
+    np.testing.assert_allclose(_run(model, x)[0], expected, rtol=1e-6)
+
+
+def test_graphs_without_guidance_are_left_alone(tiny_model_dir):
+    model = onnx.load(str(tiny_model_dir / "onnx" / "vocoder.onnx"))
+    nodes = len(model.graph.node)
+    assert share_guidance_prefix(model) == 0 and len(model.graph.node) == nodes

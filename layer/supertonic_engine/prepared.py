@@ -3,7 +3,7 @@
 A prepared graph is used only when its manifest entry matches, exactly, what it was made from:
 the source graph's SHA-256, the ONNX Runtime version (the saved graph holds that version's fused
 operators and pre-packed weights), the machine architecture (pre-packed weights are laid out for
-its GEMM kernels) and the recipe (a hash of ``optimize.py``). Anything else is stale: the stock
+its GEMM kernels) and the recipe (a hash of the ``optimize`` package). Anything else is stale: the stock
 graph is loaded instead and a warning says why and how to rebuild, never silently.
 
 Hashing a 256 MB graph at every cold start would cost a read of the whole file, so the manifest
@@ -72,7 +72,10 @@ def file_sha256(path: Path) -> str:
 @functools.cache
 def recipe() -> str:
     """A hash of the code that makes prepared graphs: a changed recipe never reuses older output."""
-    return hashlib.sha256((Path(__file__).with_name("optimize.py")).read_bytes()).hexdigest()[:12]
+    digest = hashlib.sha256()
+    for path in sorted((Path(__file__).parent / "optimize").glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def runtime_key() -> dict[str, str]:
@@ -159,5 +162,5 @@ def prepare_command(args: argparse.Namespace) -> int:
     if model_dir is None:
         raise ModelMissing(f"prepare-model needs --model DIR or {config.ENV_MODEL_DIR}")
     for graph in prepare_model(model_dir, args.out):
-        print(f"{graph.name}: {graph.rewritten_blocks} pointwise pairs as MatMul, max abs diff {graph.max_abs_diff:.2g}, {graph.seconds:.1f} s -> {graph.path}")
+        print(graph.describe())
     return 0

@@ -1,0 +1,201 @@
+"""Prepared graphs: the model's four graphs rewritten for ONNX Runtime's CPU kernels, optimized once.
+
+Run at image build time (``supertonic-lambda prepare-model --model DIR`` or
+``python -m supertonic_engine.optimize DIR``); sessions then load the prepared copies and skip the
+work at every cold start. Per graph:
+
+1. **Rewrites that keep the arithmetic** (the same products, at most summed in another order):
+   pointwise convolutions become channel-last MatMuls (``pointwise.py``: ONNX Runtime's CPU Conv
+   splits its work across threads by batch and group only, a MatMul over all frames at once
+   threads at any batch), and the estimator runs the blocks where both guidance halves agree on
+   one half (``guidance.py``).
+2. **ONNX Runtime's optimizer runs once** (fusions such as GELU, LayerNorm and MatMul+Add) at the
+   portable "extended" level, and the result is saved with its weights in a separate, page-aligned
+   data file, so loading maps the weights instead of parsing them out of a protobuf.
+3. **The result is checked**: stock and prepared graphs run on the same random inputs and must agree
+   within ``TOLERANCE`` (max abs), or nothing is written.
+
+``prepared.py`` (no ``onnx`` import, part of the runtime) decides whether a prepared graph matches
+its source; this module needs the ``onnx`` package (the ``tools`` extra) and runs only at build time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+from .. import prepared
+from ..assets import GRAPHS, load_assets
+from ..errors import ModelError
+from .guidance import share_guidance_prefix
+from .pointwise import rewrite_pointwise_convs
+
+logger = logging.getLogger(__name__)
+
+TOLERANCE = 1e-4  # max abs difference allowed between a prepared graph and its source
+# Sizes at which a prepared graph is checked against its source: a short and a longer chunk, so a
+# rewrite that only holds for some lengths cannot pass.
+PROBE_SIZES = ((37, 23), (121, 88))  # (text tokens, latent frames)
+
+
+@dataclass(frozen=True)
+class PreparedGraph:
+    """One prepared graph and the evidence that it computes what its source computes."""
+
+    name: str
+    path: Path
+    pointwise_pairs: int  # Conv k1 pairs now MatMuls
+    half_batch_nodes: int  # nodes now run on one guidance half
+    max_abs_diff: float
+    seconds: float
+
+    def describe(self) -> str:
+        return (
+            f"{self.name}: {self.pointwise_pairs} pointwise pairs as MatMul, {self.half_batch_nodes} nodes at half batch, "
+            f"max abs diff {self.max_abs_diff:.2g}, {self.seconds:.1f} s -> {self.path}"
+        )
+
+
+def prepare_model(model_dir: str | Path, out_dir: str | Path | None = None, graphs: Sequence[str] = GRAPHS) -> list[PreparedGraph]:
+    """Write prepared copies of ``graphs`` and their manifest into ``out_dir`` (default ``<model>/prepared``).
+
+    The directory is built beside its destination and renamed into place, so a reader sees the old
+    set or the new one, never a mix. Raises ``ModelError`` when a prepared graph does not match its
+    source within ``TOLERANCE``; nothing is written then.
+    """
+    assets = load_assets(model_dir)
+    target = Path(out_dir).expanduser().absolute() if out_dir else prepared.prepared_dir(assets.root)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+    try:
+        results, entries = [], {}
+        for name in graphs:
+            result, entry = _prepare_graph(name, assets.graph_path(name), staging)
+            results.append(result)
+            entries[name] = entry
+        prepared.write_manifest(staging, entries)
+        staging.chmod(0o755)  # mkdtemp makes it private; images run as another user
+        _swap_in(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return [replace(r, path=target / r.path.name) for r in results]
+
+
+def _prepare_graph(name: str, source: Path, directory: Path) -> tuple[PreparedGraph, dict]:
+    started = time.perf_counter()
+    stamp = prepared.SourceStamp.of(source)
+    model = onnx.load(str(source))
+    pairs = rewrite_pointwise_convs(model)
+    halved = share_guidance_prefix(model)
+    path = directory / f"{name}.onnx"
+    save_optimized(model.SerializeToString(), path)
+    del model
+    diff = max_abs_difference(source, path)
+    if not diff <= TOLERANCE:
+        raise ModelError(
+            f"the prepared {name} differs from {source} by {diff:.3g} (more than {TOLERANCE}); "
+            "the stock graph stays in use. Report the model revision with this message."
+        )
+    result = PreparedGraph(name, path, pairs, halved, diff, time.perf_counter() - started)
+    logger.info("prepared %s", result.describe())
+    entry = {
+        "file": path.name,
+        "source": {"sha256": stamp.sha256, "size": stamp.size, "mtime_ns": stamp.mtime_ns},
+        "pointwise_pairs": pairs,
+        "half_batch_nodes": halved,
+        "max_abs_diff": diff,
+    }
+    return result, entry
+
+
+def save_optimized(model_bytes: bytes, path: Path) -> None:
+    """Run ONNX Runtime's optimizer on ``model_bytes`` and save the result beside ``<path>.data``.
+
+    The "extended" level holds the fusions that are the same on every x86-64 CPU (the "all" level
+    adds layouts for this machine's vector width, which the Lambda host may not share). Weights go
+    to a data file at page-aligned offsets, which ONNX Runtime maps instead of copying; MatMul
+    weights are also saved pre-packed for the GEMM kernels (a layout shared by every x86-64 SGEMM
+    kernel of the same ONNX Runtime version), so loading neither parses nor re-packs them and they
+    stay in reclaimable page cache rather than in the process's own memory.
+    """
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    options.intra_op_num_threads = 1
+    options.optimized_model_filepath = str(path)
+    options.add_session_config_entry("session.optimized_model_external_initializers_file_name", f"{path.name}.data")
+    options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+    options.add_session_config_entry("session.save_external_prepacked_constant_initializers", "1")
+    ort.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
+
+
+def max_abs_difference(stock: Path, candidate: Path, sizes: Iterable[tuple[int, int]] = PROBE_SIZES) -> float:
+    """Largest absolute difference between the outputs of two graphs on the same random inputs."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 2
+    options.log_severity_level = 3
+    a = ort.InferenceSession(str(stock), options, providers=["CPUExecutionProvider"])
+    b = ort.InferenceSession(str(candidate), options, providers=["CPUExecutionProvider"])
+    worst = 0.0
+    for text_length, latent_length in sizes:
+        feeds = probe_inputs(a, text_length, latent_length)
+        for x, y in zip(a.run(None, feeds), b.run(None, feeds), strict=True):
+            if x.shape != y.shape:
+                return math.inf
+            worst = max(worst, float(np.max(np.abs(x.astype(np.float64) - y))) if x.size else 0.0)
+    return worst
+
+
+def probe_inputs(session: ort.InferenceSession, text_length: int, latent_length: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """Inputs in the Supertonic contract's ranges: token ids, 0/1 masks with padding, a step of 8, noise."""
+    rng = np.random.default_rng(seed)
+    sizes = {"batch_size": 1, "text_length": text_length, "latent_length": latent_length}
+    feeds = {}
+    for value in session.get_inputs():
+        shape = [d if isinstance(d, int) else sizes[d] for d in value.shape]
+        if value.type == "tensor(int64)":
+            feeds[value.name] = rng.integers(0, 128, shape, dtype=np.int64)
+        elif value.name.endswith("mask"):
+            mask = np.ones(shape, np.float32)
+            mask[..., -max(1, shape[-1] // 8):] = 0.0  # padding at the end, as in a batch of unequal texts
+            feeds[value.name] = mask
+        elif value.name == "current_step":
+            feeds[value.name] = np.full(shape, 3.0, np.float32)
+        elif value.name == "total_step":
+            feeds[value.name] = np.full(shape, 8.0, np.float32)
+        else:
+            feeds[value.name] = rng.standard_normal(shape, dtype=np.float32)
+    return feeds
+
+
+def _swap_in(staged: Path, target: Path) -> None:
+    if target.exists():
+        retired = target.with_name(f".{target.name}.old")
+        shutil.rmtree(retired, ignore_errors=True)
+        target.rename(retired)
+        staged.rename(target)
+        shutil.rmtree(retired, ignore_errors=True)
+    else:
+        staged.rename(target)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m supertonic_engine.optimize MODEL_DIR [--out DIR]``: the image build step (no CLI needed)."""
+    parser = argparse.ArgumentParser(prog="python -m supertonic_engine.optimize", description=__doc__.splitlines()[0])
+    parser.add_argument("model", help="model directory in the official layout")
+    parser.add_argument("--out", default=None, help="where to write the prepared graphs (default: MODEL/prepared)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
+    return prepared.prepare_command(args)
+
