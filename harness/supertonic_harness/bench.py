@@ -36,6 +36,7 @@ from .texts import SHORT_TEXTS, long_text
 SUITES = {
     # name: (languages, lengths, long text?, steps, runs)
     "quick": (("en",), (59,), False, (8,), 1),
+    "summary": (("en",), (266,), False, (8,), 5),  # only the summary's request: for comparing many variants
     "standard": (("en",), (59, 152, 266), False, (8,), 5),
     "full": (("en", "ko"), (59, 152, 266), True, (2, 5, 8), 5),
 }
@@ -75,9 +76,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--vs-official", action="store_true", help="also run the official supertonic package, alternating A B A B")
     p.add_argument("--variant", action="append", default=[], metavar="LABEL:VAR=VALUE[,VAR=VALUE]",
                    help="also run this engine with these settings, e.g. stock:SUPERTONIC_PREPARED=0 (repeatable)")
-    p.add_argument("--suite", choices=SUITES, default=None, help="quick, standard (default) or full (default with --vs-official)")
+    p.add_argument("--suite", choices=SUITES, default=None, help="quick, summary, standard (default) or full (default with --vs-official)")
     p.add_argument("--runs", type=int, default=None, help="repetitions per case (default from the suite)")
     p.add_argument("--threads", type=int, default=2, help="intra-op threads for every side")
+    p.add_argument("--prepare", action="store_true",
+                   help="first write the model's prepared graphs if they are missing or stale, as the image build does")
     p.add_argument("--profile", default=None, help="run the workers under a harness limit profile (2vcpu-2gb, lambda-2048)")
     p.add_argument("--soak", type=int, default=0, metavar="N", help="instead: N warm requests to this engine, RSS after each")
     p.add_argument("--memory-scaling", action="store_true", help="instead: peak RSS of streamed texts of 300 to 30,000 characters")
@@ -92,6 +95,8 @@ def run_command(args: argparse.Namespace) -> int:
     from supertonic_engine.standin import ensure_standin
 
     model_dir = Path(ensure_standin(args.model)) if args.model in ("tiny", "full") else Path(args.model)
+    if args.prepare:
+        ensure_prepared(model_dir)
     ours = [Side("ours", "ours")] + [parse_variant(v) for v in args.variant]
     with ExitStack() as stack:
         spawner = Spawner(model_dir, args.threads, args.profile, stack)
@@ -110,6 +115,20 @@ def run_command(args: argparse.Namespace) -> int:
         draw_chart(report, Path(args.png))
         print(f"wrote {args.png}")
     return 0
+
+
+def ensure_prepared(model_dir: Path) -> None:
+    """Make the prepared graphs the image would ship, unless matching ones are there already."""
+    from supertonic_engine import prepared
+    from supertonic_engine.assets import GRAPHS
+
+    sources = {name: model_dir / "onnx" / f"{name}.onnx" for name in GRAPHS}
+    if len(prepared.find_prepared(sources, prepared.prepared_dir(model_dir))) == len(GRAPHS):
+        return
+    from supertonic_engine.optimize import prepare_model
+
+    print(f"preparing the graphs of {model_dir} (as the image build does)", file=sys.stderr)
+    prepare_model(model_dir)
 
 
 def parse_variant(spec: str) -> Side:
@@ -182,7 +201,7 @@ class Spawner:
     def start(self, side: Side, extra_env: dict[str, str] | None = None) -> Worker:
         argv = [sys.executable, "-m", "supertonic_harness.bench_worker", "--side", side.kind,
                 "--model", str(self.model_dir), "--threads", str(self.threads)]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", **side.env, **(extra_env or {})}
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "SUPERTONIC_INTRA_OP_THREADS": str(self.threads), **side.env, **(extra_env or {})}
         popen = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True, "env": env}
         limits = None
         started = time.perf_counter()

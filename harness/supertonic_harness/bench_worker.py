@@ -42,16 +42,18 @@ def memory() -> dict[str, float]:
 
 
 class OursSide:
-    """This project's engine, configured from the environment like the function (``SUPERTONIC_*``)."""
+    """This project's engine, configured from the environment like the function (``SUPERTONIC_*``;
+    the parent sets ``SUPERTONIC_INTRA_OP_THREADS`` from ``--threads`` unless a variant sets it)."""
 
     def __init__(self, model_dir: str, threads: int) -> None:
-        from supertonic_engine import Engine, SessionConfig
+        from supertonic_engine import Engine
 
-        self.engine = Engine.load(model_dir, session_config=SessionConfig.from_env(intra_op_threads=threads))
+        self.engine = Engine.load(model_dir)
         self.sample_rate = self.engine.sample_rate
 
     def facts(self) -> dict:
-        return {"prepared": list(self.engine.sessions.prepared), "model_kind": self.engine.model_kind}
+        sessions = self.engine.sessions
+        return {"prepared": list(sessions.prepared), "threads": sessions.threads, "model_kind": self.engine.model_kind}
 
     def run(self, request: dict):
         """Yield (audio piece, tokens, frames) per chunk."""

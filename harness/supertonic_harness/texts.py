@@ -3,6 +3,9 @@ English and Korean, and one long text of about 3,000 characters for the chunked 
 
 from __future__ import annotations
 
+import itertools
+import re
+
 SHORT_TEXTS: dict[str, dict[int, str]] = {
     "en": {
         59: "The morning train was late, so we walked along the harbour.",
@@ -35,9 +38,10 @@ SHORT_TEXTS: dict[str, dict[int, str]] = {
 
 
 def long_text(chars: int = 3000, lang: str = "en") -> str:
-    """Whole sentences of the benchmark texts, repeated up to about ``chars`` characters."""
-    sentences = " ".join(SHORT_TEXTS[lang].values())
-    out = ""
-    while len(out) + len(sentences) + 1 <= chars:
-        out = f"{out} {sentences}".strip()
-    return out
+    """Whole sentences of the benchmark texts, cycled, up to about ``chars`` characters (at least one sentence)."""
+    sentences = [s.strip() for text in SHORT_TEXTS[lang].values() for s in re.findall(r"[^.!?;]+[.!?;]", text)]
+    out = sentences[0]
+    for sentence in itertools.islice(itertools.cycle(sentences), 1, None):
+        if len(out) + 1 + len(sentence) > chars:
+            return out
+        out += " " + sentence
