@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from supertonic_harness import limits as limits_module
 from supertonic_harness.limits import (
     PROFILES,
     CgroupV1Limits,
+    CgroupV2Limits,
     FallbackLimits,
     create_limits,
     leftover_cgroups,
@@ -71,6 +74,44 @@ def test_cgroup_v1_limits_are_written_and_removed():
     process.wait(5)
     assert not limits.memory_dir.exists() and not limits.cpu_dir.exists()
     assert leftover_cgroups() == []
+
+
+def test_cgroup_v1_close_removes_every_directory_it_can_and_names_the_rest(tmp_path, monkeypatch):
+    made = [tmp_path / name for name in ("memory-child", "busy-child", "cpu-child")]
+    for path in made:
+        path.mkdir()
+
+    def remove(path):
+        if path.name == "busy-child":
+            raise OSError(errno.EBUSY, "Device or resource busy")
+        path.rmdir()
+
+    monkeypatch.setattr(limits_module, "_remove_cgroup", remove)
+    limits = CgroupV1Limits.__new__(CgroupV1Limits)  # the directories of a run, without real cgroups
+    limits._dirs = list(made)
+    with pytest.raises(OSError, match=r"could not clean up: cgroup .*busy-child \(Device or resource busy\)"):
+        limits.close()
+    assert [path.exists() for path in made] == [False, True, False]
+    limits.close()  # nothing left to try: a second close is quiet
+
+
+@pytest.mark.parametrize(("enabled_before", "disabled_after"), [("io", "-cpu -memory"), ("io memory", "-cpu"), ("cpu memory", None)])
+def test_cgroup_v2_turns_off_only_the_controllers_it_turned_on(tmp_path, monkeypatch, enabled_before, disabled_after):
+    # A stand-in for a cgroup v2 directory: the files the kernel would show, as plain files.
+    (tmp_path / "cgroup.controllers").write_text("cpu io memory\n")
+    control = tmp_path / "cgroup.subtree_control"
+    control.write_text(enabled_before + "\n")
+    monkeypatch.setattr(limits_module, "_cgroup_dir", lambda controller, fstype: tmp_path if fstype == "cgroup2" else None)
+    monkeypatch.setattr(limits_module, "_remove_cgroup", shutil.rmtree)  # a real cgroup rmdir ignores its files
+    limits = CgroupV2Limits(resolve_profile("lambda-2048"))
+    assert (limits.dir / "cpu.max").read_text() == "115800 100000"
+    turned_on = control.read_text()
+    limits.close()
+    assert not limits.dir.exists()
+    if disabled_after is None:
+        assert control.read_text() == turned_on == enabled_before + "\n"  # nothing was written at all
+    else:
+        assert control.read_text() == disabled_after
 
 
 def test_auto_mode_falls_back_and_says_why(monkeypatch):

@@ -9,8 +9,10 @@ memory (one vCPU-second per second at 1,769 MB). Three ways to get that here, tr
 * ``affinity+rss-sampling``: where no cgroup is writable, CPUs by affinity (whole cores only) and
   memory by a sampler that SIGKILLs the tree once its RSS passes the limit.
 
-Every cgroup created here is removed again: in ``close()``, which ``open_limits`` calls on normal
-exit, on errors, on Ctrl-C, and on SIGTERM (turned into ``SystemExit`` while the limits are open).
+Every cgroup created here is removed again, and controllers enabled in the parent's
+``cgroup.subtree_control`` are disabled again: in ``close()``, which ``open_limits`` calls on
+normal exit, on errors, on Ctrl-C, and on SIGTERM (turned into ``SystemExit`` while the limits are
+open). ``close()`` tries every step even when one fails, then names what it could not undo.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,6 +157,18 @@ def _remove_cgroup(path: Path, timeout_s: float = 3.0) -> None:
             time.sleep(0.05)
 
 
+def _undo_all(steps: Sequence[tuple[str, Callable[[], None]]]) -> None:
+    """Run every cleanup step; if any fail, raise one ``OSError`` naming each thing left behind."""
+    left: list[str] = []
+    for what, step in steps:
+        try:
+            step()
+        except OSError as error:
+            left.append(f"{what} ({error.strerror or error})")
+    if left:
+        raise OSError("could not clean up: " + "; ".join(left))
+
+
 def _cgroup_pids(path: Path) -> list[int]:
     try:
         return [int(p) for p in (path / "cgroup.procs").read_text().split()]
@@ -217,7 +231,14 @@ class Limits:
         return 0
 
     def close(self) -> None:
-        """Remove whatever was created; safe to call twice."""
+        """Remove whatever was created; safe to call twice. Raises ``OSError`` naming what is left."""
+
+    def _close_after_failure(self, error: BaseException) -> None:
+        """Undo a half-made setup; what cannot be undone is noted on ``error``, which stays the one raised."""
+        try:
+            self.close()
+        except OSError as cleanup:
+            error.add_note(str(cleanup))
 
 
 class CgroupV1Limits(Limits):
@@ -240,8 +261,8 @@ class CgroupV1Limits(Limits):
                 memsw.write_text(str(profile.memory_bytes))
             (self.cpu_dir / "cpu.cfs_period_us").write_text(str(CFS_PERIOD_US))
             (self.cpu_dir / "cpu.cfs_quota_us").write_text(str(profile.cfs_quota_us))
-        except BaseException:
-            self.close()
+        except BaseException as error:
+            self._close_after_failure(error)
             raise
 
     def _make(self, path: Path) -> Path:
@@ -271,8 +292,9 @@ class CgroupV1Limits(Limits):
         return _read_counter(self.memory_dir / "memory.oom_control", "oom_kill")
 
     def close(self) -> None:
-        while self._dirs:
-            _remove_cgroup(self._dirs.pop())
+        # Children before parents (the order they were made in, reversed), each attempted once.
+        dirs, self._dirs = self._dirs[::-1], []
+        _undo_all([(f"cgroup {path}", lambda path=path: _remove_cgroup(path)) for path in dirs])
 
 
 class CgroupV2Limits(Limits):
@@ -286,19 +308,22 @@ class CgroupV2Limits(Limits):
         available = set((parent / "cgroup.controllers").read_text().split())
         if not {"memory", "cpu"} <= available:
             raise OSError(f"cgroup v2 at {parent} offers {sorted(available)}, not memory and cpu")
-        enabled = set((parent / "cgroup.subtree_control").read_text().split())
-        if not {"memory", "cpu"} <= enabled:
-            (parent / "cgroup.subtree_control").write_text("+memory +cpu")
+        self._subtree_control = parent / "cgroup.subtree_control"
+        enabled = set(self._subtree_control.read_text().split())
+        # Only what is not on yet, so close() turns off only what was turned on here.
+        self._enabled_here = sorted({"memory", "cpu"} - enabled)
+        if self._enabled_here:
+            self._subtree_control.write_text(" ".join(f"+{c}" for c in self._enabled_here))
         self.dir = parent / _child_name()
-        self.dir.mkdir()
         try:
+            self.dir.mkdir()
             (self.dir / "memory.max").write_text(str(profile.memory_bytes))
             swap = self.dir / "memory.swap.max"
             if swap.exists():
                 swap.write_text("0")
             (self.dir / "cpu.max").write_text(f"{profile.cfs_quota_us} {CFS_PERIOD_US}")
-        except BaseException:
-            self.close()
+        except BaseException as error:
+            self._close_after_failure(error)
             raise
 
     @property
@@ -324,8 +349,15 @@ class CgroupV2Limits(Limits):
         return _read_counter(self.dir / "memory.events", "oom_kill")
 
     def close(self) -> None:
+        steps = []
         if self.dir.exists():
-            _remove_cgroup(self.dir)
+            steps.append((f"cgroup {self.dir}", lambda: _remove_cgroup(self.dir)))
+        if self._enabled_here:
+            # Fails with EBUSY while another child (another run's cgroup) still uses them: named, not hidden.
+            disable = " ".join(f"-{c}" for c in self._enabled_here)
+            steps.append((f"'{disable}' in {self._subtree_control}", lambda: self._subtree_control.write_text(disable)))
+            self._enabled_here = []
+        _undo_all(steps)
 
 
 class FallbackLimits(Limits):
