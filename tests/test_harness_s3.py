@@ -12,7 +12,7 @@ from supertonic_harness.emulator import upload_and_invoke
 from supertonic_harness.local import start_local_function
 from supertonic_harness.outcome import Outcome
 from supertonic_harness.s3 import s3_put_event
-from supertonic_harness.template import S3Trigger, Template
+from supertonic_harness.template import S3Trigger, Template, trigger_for
 
 
 def test_template_names_buckets_environment_and_trigger():
@@ -37,6 +37,25 @@ def test_template_names_buckets_environment_and_trigger():
 @pytest.mark.parametrize(("filename", "key"), [("a.txt", "input/a.txt"), ("notes.md", "input/notes.md.txt")])
 def test_trigger_keys_match_the_filter(filename, key):
     assert S3Trigger("b", "input/", ".txt").key_for(filename) == key
+
+
+@pytest.mark.parametrize(
+    ("filename", "key"),
+    [("job.json", "input/job.json"), ("notes.txt", "input/notes.txt"), ("notes.md", "input/notes.md.txt")],
+)
+def test_uploads_go_to_the_trigger_of_their_suffix(filename, key):
+    triggers = [S3Trigger("b", "input/", ".txt"), S3Trigger("b", "input/", ".json")]
+    assert trigger_for(filename, triggers).key_for(filename) == key
+
+
+def test_emulate_keeps_the_top_level_verbose_flag():
+    from supertonic_harness.cli import build_parser
+
+    # A subcommand option with the same dest would reset what `supertonic-lambda -v` set.
+    args = build_parser().parse_args(["-v", "emulate"])
+    assert args.verbose is True and args.rie_log is False
+    both = build_parser().parse_args(["--verbose", "emulate", "--rie-log"])
+    assert both.verbose is True and both.rie_log is True
 
 
 def test_s3_event_encodes_the_key_as_s3_does():

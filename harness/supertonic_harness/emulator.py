@@ -9,7 +9,8 @@ Two fronts reach the same RIE-run function:
   ``curl localhost:8000/ -d '{"text":"안녕하세요"}' -o out.wav`` works.
 
 With the template's buckets in moto's S3, ``--upload notes.txt`` stores the file where the S3
-trigger listens and invokes the function with the matching S3 event.
+trigger for its suffix listens (``job.json`` where ``.json`` jobs are picked up) and invokes the
+function with the matching S3 event.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ from .local import LocalFunction, add_function_arguments, start_local_function
 from .outcome import Outcome
 from .rie import LOOPBACK, RieNotFound
 from .sandbox import Invocation
-from .template import S3Trigger
+from .template import S3Trigger, trigger_for
 
 DEFAULT_PORT = 8000
 DEFAULT_RIE_PORT = 9000
@@ -46,7 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--upload", type=Path, action="append", default=[], metavar="FILE",
                         help="upload FILE to the S3 trigger's bucket and invoke with its S3 event (repeatable)")
     parser.add_argument("--no-serve", action="store_true", help="exit after the uploads instead of serving")
-    parser.add_argument("--verbose", action="store_true", help="also echo RIE's own INFO lines")
+    # Not --verbose: that is the top-level flag (supertonic-lambda -v emulate), which a
+    # subcommand flag of the same name would silently reset.
+    parser.add_argument("--rie-log", action="store_true", help="also echo RIE's own INFO lines")
     parser.set_defaults(func=run)
 
 
@@ -83,7 +87,7 @@ class FunctionUrlServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, local: LocalFunction, port: int = 0, log=print) -> None:
+    def __init__(self, local: LocalFunction, port: int = 0, log: Callable[[str], None] = print) -> None:
         self.local = local
         self.log = log
         super().__init__((LOOPBACK, port), _FunctionUrlHandler)
@@ -151,7 +155,7 @@ def upload_and_invoke(local: LocalFunction, path: Path, trigger: S3Trigger) -> t
 
 def run(args: argparse.Namespace) -> int:
     def echo(line: str) -> None:
-        if args.verbose or "(rapid)" not in line:
+        if args.rie_log or "(rapid)" not in line:
             print(line, file=sys.stderr, flush=True)
 
     try:
@@ -192,9 +196,10 @@ def _uploads(local: LocalFunction, paths: list[Path]) -> int:
         return 1
     status = 0
     for path in paths:
-        event, invocation, written = upload_and_invoke(local, path, local.triggers[0])
+        trigger = trigger_for(path.name, local.triggers)
+        event, invocation, written = upload_and_invoke(local, path, trigger)
         key = event["Records"][0]["s3"]["object"]["key"]
-        print(f"upload {path} -> s3://{local.triggers[0].bucket}/{key}: {summarize(invocation)}")
+        print(f"upload {path} -> s3://{trigger.bucket}/{key}: {summarize(invocation)}")
         for uri in written:
             print(f"  wrote {uri}")
         status |= invocation.outcome is not Outcome.SUCCESS

@@ -8,6 +8,7 @@ listed in ``unresolved`` so the caller can say so.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,15 @@ class S3Trigger:
         """The object key an upload of ``filename`` gets so that the trigger fires."""
         key = self.prefix + filename
         return key if key.endswith(self.suffix) else key + self.suffix
+
+
+def trigger_for(filename: str, triggers: Sequence[S3Trigger]) -> S3Trigger:
+    """The trigger an upload of ``filename`` goes to: the one whose suffix the name ends with (a
+    ``.json`` job to the ``.json`` trigger), else the first, which appends its suffix."""
+    if not triggers:
+        raise ValueError("no S3 trigger to upload to")
+    matching = [t for t in triggers if filename.endswith(t.suffix)]
+    return max(matching, key=lambda t: len(t.suffix), default=triggers[0])
 
 
 @dataclass
