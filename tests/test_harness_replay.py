@@ -8,8 +8,10 @@ import pytest
 from harness_fixtures.support import FIXTURES, run_command
 from supertonic_harness import replay
 from supertonic_harness.events import EventError, Expectation, collect, expand
+from supertonic_harness.events import ReplayEvent
 from supertonic_harness.outcome import Outcome
 from supertonic_harness.report import Record
+from supertonic_harness.sandbox import Invocation, Measurements
 
 EVENTS = FIXTURES / "events"
 
@@ -62,6 +64,17 @@ def _record(**overrides) -> Record:
                   audio_s=2.0, rtf=0.25, content_type="audio/wav")
     values.update(overrides)
     return Record(**values)
+
+
+def test_a_record_carries_every_measurement_of_its_invocation():
+    # One field list for both: the sandbox's Invocation and the report's Record.
+    assert issubclass(Invocation, Measurements) and issubclass(Record, Measurements)
+    numbers = Measurements(cold_start=True, init_ms=1.5, duration_ms=2.5, billed_ms=3, wall_ms=4.5,
+                           peak_rss_mb=5.5, cgroup_peak_mb=6.5)
+    invocation = Invocation(**numbers.measurements(), outcome=Outcome.SUCCESS, status=200, body=b"{}",
+                            error_type=None, error_message=None, request_id="r")
+    event = ReplayEvent(name="e", path=EVENTS / "01_tone.json", payload={}, expect=Expectation())
+    assert replay._record(invocation, event, 1, 0).measurements() == numbers.measurements()
 
 
 @pytest.mark.parametrize(

@@ -110,3 +110,33 @@ def test_awslambdaric_runs_under_rie_with_lambda_environment_and_stays_warm():
     assert one["environment"]["SAMPLE_FLAVOUR"] == "plain"
     assert first.log.cold_start and first.log.init_ms > 0
     assert not second.log.cold_start and one["pid"] == two["pid"]
+
+
+def test_every_public_function_of_the_function_harness_is_typed():
+    """The modules that run the function (emulator, limits, replay, ...); the benchmark is its own."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import supertonic_harness
+
+    untyped = []
+    for module_info in pkgutil.iter_modules(supertonic_harness.__path__):
+        if module_info.name.startswith("bench"):
+            continue
+        module = importlib.import_module(f"supertonic_harness.{module_info.name}")
+        for name, value in vars(module).items():
+            if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+                continue
+            functions = [(name, value)] if inspect.isfunction(value) else []
+            if inspect.isclass(value):
+                functions += [(f"{name}.{attribute}", member) for attribute, member in vars(value).items()
+                              if inspect.isfunction(member) and (attribute == "__init__" or not attribute.startswith("_"))]
+            for qualified, function in functions:
+                signature = inspect.signature(function)
+                bare = [p.name for p in signature.parameters.values()
+                        if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty
+                        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+                if bare or signature.return_annotation is inspect.Signature.empty:
+                    untyped.append(f"{module_info.name}.{qualified}({', '.join(bare)})")
+    assert untyped == []

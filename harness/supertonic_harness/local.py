@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from supertonic_engine.config import ENV_MODEL_DIR
 
 from .limits import MODES, PROFILES, Limits, Profile, open_limits, resolve_profile
 from .rie import DEFAULT_HANDLER, REPO_ROOT, FunctionSpec
@@ -20,7 +23,6 @@ from .s3 import LocalS3
 from .sandbox import Sandbox
 from .template import DEFAULT_TEMPLATE, S3Trigger, Template
 
-ENV_MODEL_DIR = "SUPERTONIC_MODEL_DIR"
 STANDIN_SIZES = ("tiny", "full")
 DEFAULT_TIMEOUT_S = 60
 
@@ -103,7 +105,7 @@ def start_local_function(
     args: argparse.Namespace,
     *,
     rie_port: int | None = None,
-    echo=None,
+    echo: Callable[[str], None] | None = None,
     need_s3: bool = False,
 ) -> LocalFunction:
     """Start everything ``args`` (from ``add_function_arguments``) describes; close() undoes it all."""

@@ -15,25 +15,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from .sandbox import Measurements
+
 BUDGET_JUDGED_ON = "peak_rss_mb"
 
 
 @dataclass
-class Record:
-    """One invocation of one event, as the report shows it."""
+class Record(Measurements):
+    """One invocation of one event, as the report shows it: its measurements and what was checked."""
 
     index: int
     event: str
     repeat: int
     outcome: str
     status: int | None  # what a function URL would answer
-    cold_start: bool
-    init_ms: float | None
-    duration_ms: float | None
-    billed_ms: int | None
-    wall_ms: float
-    peak_rss_mb: float
-    cgroup_peak_mb: float | None
     audio_s: float | None = None
     rtf: float | None = None
     content_type: str | None = None

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from .measure import descendants
 
@@ -185,7 +186,7 @@ def _number(text: str | None) -> float | None:
 class LogFollower:
     """Reads RIE's output (its own log and the function's) on a thread, keeps it, and echoes it."""
 
-    def __init__(self, stream, echo: Callable[[str], None] | None = None) -> None:
+    def __init__(self, stream: IO[bytes], echo: Callable[[str], None] | None = None) -> None:
         self._stream = stream
         self._echo = echo
         self._lines: list[str] = []

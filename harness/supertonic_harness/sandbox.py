@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .limits import Limits
@@ -20,7 +20,25 @@ from .rie import FunctionSpec, Rie
 
 
 @dataclass
-class Invocation:
+class Measurements:
+    """The numbers of one invocation: Lambda's (cold start, durations) and the harness's (memory).
+    Declared once here, carried by both the sandbox's ``Invocation`` and the report's ``Record``."""
+
+    cold_start: bool
+    init_ms: float | None
+    duration_ms: float | None
+    billed_ms: int | None
+    wall_ms: float
+    peak_rss_mb: float
+    cgroup_peak_mb: float | None
+
+    def measurements(self) -> dict[str, Any]:
+        """Just these numbers, to build another ``Measurements`` from."""
+        return {f.name: getattr(self, f.name) for f in fields(Measurements)}
+
+
+@dataclass
+class Invocation(Measurements):
     """One invocation: Lambda's view of it (outcome, durations) and the harness's measurements."""
 
     outcome: Outcome
@@ -29,13 +47,6 @@ class Invocation:
     error_type: str | None
     error_message: str | None
     request_id: str | None
-    cold_start: bool
-    init_ms: float | None
-    duration_ms: float | None
-    billed_ms: int | None
-    wall_ms: float
-    peak_rss_mb: float
-    cgroup_peak_mb: float | None
     runtime_pids: list[int] = field(default_factory=list)
     log_lines: list[str] = field(default_factory=list)
 
@@ -103,9 +114,9 @@ class Sandbox:
             init_ms=log.init_ms,
             duration_ms=log.duration_ms,
             billed_ms=billed,
-            wall_ms=raw.wall_ms,
-            peak_rss_mb=window.peak_rss_mb,
-            cgroup_peak_mb=None if cgroup_peak is None else cgroup_peak / MB,
+            wall_ms=round(raw.wall_ms, 1),
+            peak_rss_mb=round(window.peak_rss_mb, 1),
+            cgroup_peak_mb=None if cgroup_peak is None else round(cgroup_peak / MB, 1),
             runtime_pids=self.rie.runtime_pids(),
             log_lines=log.lines,
         )
