@@ -70,11 +70,18 @@ def test_conditional_put_never_overwrites(store: ObjectStore, s3: Any) -> None:
 
 
 def test_publish_writes_audio_then_the_manifest_once(store: ObjectStore, s3: Any) -> None:
-    publish = dict(audio_key="output/x/audio.wav", content_type="audio/wav", manifest_key="output/x/manifest.json")
-    assert store.publish(OUTPUT_BUCKET, audio=b"RIFF1", manifest={"status": "done"}, **publish) is True
-    assert store.publish(OUTPUT_BUCKET, audio=b"RIFF2", manifest={"status": "again"}, **publish) is False
-    assert store.get_json(OUTPUT_BUCKET, "output/x/manifest.json") == {"status": "done"}
-    head = store.head(OUTPUT_BUCKET, "output/x/audio.wav")
+    # Two deliveries of one event, each with its own audio key: the first manifest wins, the
+    # audio it names stays as the first delivery wrote it, and the second's audio is gone again.
+    publish = dict(content_type="audio/wav", manifest_key="output/x/manifest.json")
+    first = {"status": "done", "audio": "output/x/audio-1.wav"}
+    assert store.publish(OUTPUT_BUCKET, audio_key="output/x/audio-1.wav", audio=b"RIFF1", manifest=first, **publish) is True
+    again = {"status": "done", "audio": "output/x/audio-2.wav"}
+    assert store.publish(OUTPUT_BUCKET, audio_key="output/x/audio-2.wav", audio=b"RIFF2", manifest=again, **publish) is False
+    assert store.get_json(OUTPUT_BUCKET, "output/x/manifest.json") == first
+    remaining = [item["Key"] for item in s3.list_objects_v2(Bucket=OUTPUT_BUCKET, Prefix="output/x/")["Contents"]]
+    assert sorted(remaining) == ["output/x/audio-1.wav", "output/x/manifest.json"]
+    assert s3.get_object(Bucket=OUTPUT_BUCKET, Key="output/x/audio-1.wav")["Body"].read() == b"RIFF1"
+    head = store.head(OUTPUT_BUCKET, "output/x/audio-1.wav")
     assert head is not None and head.content_type == "audio/wav"
     assert store.head(OUTPUT_BUCKET, "output/x/none.wav") is None
 

@@ -5,7 +5,8 @@ What this module guarantees, whoever calls it:
   or a HEAD) before the GET, and the GET itself asks for at most one byte more than the cap;
 - a result is published audio first, manifest last, and the manifest only if none exists yet
   (``If-None-Match: *``), so a manifest always describes complete audio and a re-delivered
-  event cannot publish twice;
+  event cannot publish twice; each delivery uploads its audio under its own key, so one that
+  loses the race removes only its own audio and never touches the audio the manifest names;
 - every failure is classified once: ``StorageUnavailable`` is worth retrying (throttling, 5xx,
   network), ``StorageFailed`` is not (access denied, missing bucket), and the request-level
   problems (too large, not UTF-8) are ``InvalidRequest`` subclasses like any other bad input.
@@ -291,6 +292,13 @@ class ObjectStore:
         body = json.dumps(document, ensure_ascii=False, indent=1).encode("utf-8")
         return self.put(bucket, key, body, content_type="application/json", only_if_absent=only_if_absent)
 
+    def delete(self, bucket: str, key: str) -> None:
+        """Remove one object; removing one that does not exist is not an error (S3 says 204 either way)."""
+        try:
+            self._client.delete_object(Bucket=bucket, Key=key)
+        except (BotoCoreError, ClientError) as error:
+            raise classify(error, f"DELETE s3://{bucket}/{key}") from error
+
     def publish(
         self,
         bucket: str,
@@ -303,14 +311,22 @@ class ObjectStore:
     ) -> bool:
         """Upload finished audio, then its manifest if no manifest exists yet.
 
-        The manifest is the completion marker: readers look for it, never for the audio. Returns
-        False when another delivery of the same event published first (its manifest stands).
+        The manifest is the completion marker: readers look for it, never for the audio.
+        ``audio_key`` must be this delivery's own (another delivery of the same event may be
+        publishing at the same moment). Returns False when another delivery published first: its
+        manifest stands, and the audio uploaded here is removed again.
         """
         if isinstance(audio, Path):
             self.put_file(bucket, audio_key, audio, content_type=content_type)
         else:
             self.put(bucket, audio_key, audio, content_type=content_type)
-        return self.put_json(bucket, manifest_key, manifest, only_if_absent=True)
+        if self.put_json(bucket, manifest_key, manifest, only_if_absent=True):
+            return True
+        try:
+            self.delete(bucket, audio_key)
+        except StorageError as error:  # only tidiness is lost; the published result is intact
+            logger.warning("could not remove audio no manifest names: %s", error.message)
+        return False
 
     def presigned_get(self, bucket: str, key: str, expires_s: int) -> str:
         """A time-limited GET link that needs no AWS credentials to use."""
