@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 import supertonic_function
-from supertonic_function.config import VARIABLES, ConfigurationError, FunctionConfig
+from supertonic_engine.errors import ConfigurationError
+from supertonic_function.config import VARIABLES, FunctionConfig, TelemetryNames
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -53,6 +54,13 @@ def test_bad_values_name_the_variable(variable: str, value: str) -> None:
     with pytest.raises(ConfigurationError) as raised:
         FunctionConfig.from_env({variable: value})
     assert raised.value.field == variable and value in raised.value.message
+
+
+def test_telemetry_names_never_fail_and_fall_back_to_defaults() -> None:
+    # Read at the first import, before FunctionConfig: nothing here may raise, even on a bad deploy.
+    assert TelemetryNames.from_env({}) == TelemetryNames("supertonic-tts", "Supertonic")
+    named = TelemetryNames.from_env({"POWERTOOLS_SERVICE_NAME": "tts-eu", "POWERTOOLS_METRICS_NAMESPACE": " ", "SUPERTONIC_WARM_UP": "maybe"})
+    assert named == TelemetryNames("tts-eu", "Supertonic")
 
 
 def test_outputs_under_the_input_prefix_are_refused() -> None:

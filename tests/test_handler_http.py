@@ -23,9 +23,12 @@ from fixtures_s3 import (
     fetch,
     load_event,
 )
-from supertonic_engine.errors import ModelMissing
+from supertonic_engine.errors import ConfigurationError, ModelMissing, SupertonicError
+from supertonic_engine.storage import StorageError, StorageFailed
+from supertonic_engine.synthesis import DEFAULT_VOICE
+from supertonic_function import errors
 from supertonic_function.config import FunctionConfig
-from supertonic_function.responses import SYNC_RESPONSE_LIMIT
+from supertonic_function.responses import SYNC_RESPONSE_LIMIT, size_of
 from supertonic_function.service import Service
 
 # S3 server, app and context fixtures, registered once for the whole session.
@@ -49,6 +52,16 @@ def _get(path: str, query: str = "", headers: dict[str, str] | None = None) -> d
     event["rawQueryString"] = query
     event["queryStringParameters"] = {k: v[0] for k, v in parse_qs(query).items()}
     event["headers"].update(headers or {})
+    return event
+
+
+def _post_raw(body: str, content_type: str, path: str = "/v1/tts", query: str = "") -> dict[str, Any]:
+    event = copy.deepcopy(load_event("furl_post_tts"))
+    event["rawPath"] = event["requestContext"]["http"]["path"] = path
+    event["body"], event["isBase64Encoded"] = body, False
+    event["headers"]["content-type"] = content_type
+    event["rawQueryString"] = query
+    event["queryStringParameters"] = {k: v[0] for k, v in parse_qs(query).items()}
     return event
 
 
@@ -171,6 +184,18 @@ def test_job_that_would_fail_is_refused_before_it_is_stored(app: Any, s3: Any) -
     assert s3.list_objects_v2(Bucket=INPUT_BUCKET).get("KeyCount") == 0
 
 
+def test_oversized_job_is_refused_by_size_before_its_text_is_read(app: Any, s3: Any, configure: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    service = configure(max_object_bytes=1000)
+
+    def read_text(*args: Any, **kwargs: Any) -> str:
+        raise AssertionError("the whole text was normalized before the cheap size check")
+
+    monkeypatch.setattr(service.engine, "read_text", read_text)
+    answer = _call(app, _post({"text": "A long job. " * 200}, path="/v1/jobs"))
+    assert answer.status == 413 and answer.json()["error"]["code"] == "object_too_large"
+    assert s3.list_objects_v2(Bucket=INPUT_BUCKET).get("KeyCount") == 0
+
+
 def test_jobs_need_a_bucket(app: Any, configure: Any) -> None:
     configure(input_bucket=None, output_bucket=None)
     answer = _call(app, load_event("furl_post_job"))
@@ -183,7 +208,7 @@ def test_cors_headers_for_allowed_origins_only(app: Any, configure: Any) -> None
     assert allowed.status == 204
     assert allowed.headers["access-control-allow-origin"] == "https://app.example.com"
     assert "x-supertonic-duration-s" in allowed.headers["access-control-expose-headers"]
-    assert "POST" in allowed.headers["access-control-allow-methods"]
+    assert allowed.headers["access-control-allow-methods"] == "GET, POST"
 
     other = _call(app, _get("/health", headers={"origin": "https://evil.example.net"}))
     assert "access-control-allow-origin" not in other.headers
@@ -225,6 +250,95 @@ def test_error_audio_even_when_the_body_is_unreadable(app: Any) -> None:
     assert answer.status == 400 and answer.content_type == "audio/wav"
     assert answer.headers["x-supertonic-error"] == "invalid_json"
     assert audio_info(answer.body).duration > 0.1
+
+
+@pytest.mark.parametrize("path", ["/v1/tts", "/v1/audio/speech", "/v1/jobs"])
+def test_deeply_nested_json_is_a_400_not_a_crash(app: Any, s3: Any, path: str) -> None:
+    nested = _post_raw("[" * 100_000, "application/json", path)
+    answer = _call(app, nested)
+    assert answer.status == 400 and answer.json()["error"]["code"] == "invalid_json"
+    assert "nested too deeply" in answer.json()["error"]["message"]
+    spoken = _call(app, _post_raw("[" * 100_000, "application/json", path, query="on_error=audio"))
+    assert spoken.status == 400 and spoken.content_type == "audio/wav"
+
+
+def test_error_audio_is_asked_for_in_form_fields_too(app: Any) -> None:
+    # The form is read as the request reads it: on_error=audio among its fields counts.
+    answer = _call(app, _post_raw("text=&on_error=audio", "application/x-www-form-urlencoded"))
+    assert answer.status == 400 and answer.content_type == "audio/wav"
+    assert answer.headers["x-supertonic-error"] == "empty_text"
+    as_json = _call(app, _post_raw("text=&on_error=json", "application/x-www-form-urlencoded"))
+    assert as_json.status == 400 and as_json.json()["error"]["code"] == "empty_text"
+
+
+def test_voices_name_the_voice_requests_default_to(app: Any) -> None:
+    document = _call(app, _get("/v1/voices")).json()
+    assert document["default_voice"] == DEFAULT_VOICE == "M1"
+    spoken = _call(app, _post({"text": "Which voice?"}, headers={"accept": "application/json"})).json()
+    assert spoken["voice"] == document["default_voice"]
+
+
+def test_openai_nulls_are_defaults_over_http(app: Any) -> None:
+    body = {"input": "Defaults.", "voice": None, "speed": None, "lang": None, "response_format": "wav"}
+    answer = _call(app, _post(body, path="/v1/audio/speech", headers={"accept": "application/json"}))
+    assert answer.status == 200 and answer.json()["voice"] == DEFAULT_VOICE
+    missing = _call(app, _post({"voice": "alloy"}, path="/v1/audio/speech")).json()["error"]
+    assert missing["field"] == "input" and "'input'" in missing["message"]
+
+
+def test_size_guard_counts_what_awslambdaric_sends_from_a_custom_image(monkeypatch: pytest.MonkeyPatch) -> None:
+    from awslambdaric.lambda_runtime_marshaller import to_json
+
+    # A JSON answer whose chunk texts are Korean: escaped as \uXXXX by the runtime in an image
+    # that is not one of AWS's managed Python runtimes, 6 bytes a syllable instead of 3.
+    answer = {"statusCode": 200, "body": json.dumps({"chunks": [{"text": "안녕하세요. " * 400}]}, ensure_ascii=False)}
+    for execution_env in (None, "AWS_Lambda_python3.12"):
+        if execution_env is None:
+            monkeypatch.delenv("AWS_EXECUTION_ENV", raising=False)
+        else:
+            monkeypatch.setenv("AWS_EXECUTION_ENV", execution_env)
+        assert size_of(answer) >= len(to_json(answer).encode("utf-8")), execution_env
+
+
+def test_a_bad_setting_keeps_init_alive_and_answers_503(app: Any, monkeypatch: pytest.MonkeyPatch, json_logs: Any) -> None:
+    monkeypatch.setenv("SUPERTONIC_SYNC_MAX_TEXT_CHARS", "lots")
+    monkeypatch.setattr(app, "service", Service.start())
+    health = _call(app, _get("/health"))
+    speech = _call(app, load_event("furl_post_tts"))
+    assert health.status == 503 and health.json()["model_loaded"] is False
+    assert health.json()["error"]["field"] == "SUPERTONIC_SYNC_MAX_TEXT_CHARS"
+    error = speech.json()["error"]
+    assert speech.status == 503 and error["code"] == "configuration_error" and "'lots'" in error["message"]
+    assert any(line.get("message") == "not ready to serve" for line in json_logs())
+
+
+def test_a_bad_engine_setting_is_the_deployment_s_fault(app: Any, tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUPERTONIC_INTRA_OP_THREADS", "many")
+    service = Service.start(FunctionConfig(warm_up=False), tiny_model_dir)
+    assert isinstance(service.engine_or_error, ConfigurationError)  # not a 400 blamed on every caller
+    assert service.engine_or_error.field == "SUPERTONIC_INTRA_OP_THREADS"
+    monkeypatch.setattr(app, "service", service)
+    assert _call(app, load_event("furl_post_tts")).status == 503
+
+
+@pytest.mark.parametrize("event", ["furl_post_tts", "direct_invoke"])
+def test_failures_on_the_function_side_are_logged_as_errors_by_every_source(
+    app: Any, monkeypatch: pytest.MonkeyPatch, json_logs: Any, event: str
+) -> None:
+    monkeypatch.setattr(app, "service", Service(FunctionConfig(), ModelMissing("no model here")))
+    app.lambda_handler(load_event(event), LambdaContext())
+    (line,) = [entry for entry in json_logs() if entry.get("error", {}).get("code") == "model_missing"]
+    assert line["level"] == "ERROR" and line["message"].endswith(" failed") and "exception" not in line
+
+
+def test_each_status_is_listed_once_in_the_error_table() -> None:
+    # A class listed with the status its nearest listed ancestor already gives is a second copy.
+    for cls, status in errors.HTTP_STATUS.items():
+        inherited = next((errors.HTTP_STATUS[base] for base in cls.__mro__[1:] if base in errors.HTTP_STATUS), None)
+        assert inherited != status, f"{cls.__name__} repeats {status}"
+    assert errors.http_status(StorageFailed("denied")) == errors.http_status(StorageError("x")) == 502
+    assert errors.http_status(ConfigurationError("bad")) == 503
+    assert errors.http_status(SupertonicError("x")) == 500
 
 
 def test_method_not_allowed_lists_the_allowed_methods(app: Any) -> None:

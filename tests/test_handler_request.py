@@ -5,10 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from supertonic_engine.errors import EmptyText, InvalidParameter, TextTooLong, UnknownLanguage, UnsupportedFormat
-from supertonic_function.errors import http_status
+from supertonic_engine.errors import (
+    EmptyText,
+    InvalidParameter,
+    TextTooLong,
+    UnknownLanguage,
+    UnknownVoice,
+    UnsupportedFormat,
+)
+from supertonic_function import config, request
+from supertonic_function.errors import InvalidJson, http_status
 from supertonic_function.openai import model_speed, parse_openai_request
-from supertonic_function.request import parse_request
+from supertonic_function.request import parse_json, parse_request
 from supertonic_function.voices import OPENAI_VOICES, resolve_voice
 
 VOICES = ["F1", "F2", "F3", "F4", "F5", "M1", "M2", "M3", "M4", "M5"]
@@ -38,6 +46,7 @@ def test_round_trip_through_the_job_document() -> None:
         ({"text": "Hi.", "seed": -1}, InvalidParameter, "seed"),
         ({"text": "Hi.", "normalize": "yes"}, InvalidParameter, "normalize"),
         ({"text": "Hi.", "voice": 3}, InvalidParameter, "voice"),
+        ({"text": "Hi.", "voice": "nobody"}, UnknownVoice, "voice"),
         ({"text": "Hi.", "on_error": "beep"}, InvalidParameter, "on_error"),
         ({"text": "Hi.", "lang": "xx"}, UnknownLanguage, "lang"),
         ({"text": "Hi.", "format": "aac"}, UnsupportedFormat, "format"),
@@ -72,6 +81,29 @@ def test_query_strings_and_metadata_are_coerced_and_extra_keys_ignored() -> None
         parse_request({"text": "Hi.", "steps": "many"}, voices=VOICES, from_strings=True)
 
 
+def test_text_fields_and_settings_read_yes_and_no_alike() -> None:
+    # One reader for both: a spelling the environment takes is one a query string takes.
+    assert request._STRING_CONVERTERS["normalize"] is config.true_or_false
+    assert config.VARIABLES["warm_up"][1] is config.true_or_false
+    assert [config.true_or_false(raw) for raw in ("On", " yes", "0", "FALSE")] == [True, True, False, False]
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("[" * 100_000, "nested too deeply"),  # past the parser's recursion limit: RecursionError
+        ('{"text": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+        ('{"seed": ' + "9" * 5000 + "}", "number too long"),  # past int()'s 4,300-digit limit
+        ('{"text": "Hi.",}', r"not valid JSON: Expecting property name .* \(line 1, column 16\)"),
+    ],
+    ids=["array", "inside-an-object", "long-integer", "syntax"],
+)
+def test_unreadable_json_is_bad_input_not_a_bug(text: str, says: str) -> None:
+    with pytest.raises(InvalidJson, match=says) as raised:
+        parse_json(text, "the job")
+    assert raised.value.message.startswith("the job ") and http_status(raised.value) == 400
+
+
 @pytest.mark.parametrize(("name", "expected"), [("F1", "F1"), ("m3", "M3"), ("nova", "F2"), ("Onyx", "M2"), ("Z9", "Z9")])
 def test_voice_names_and_aliases(name: str, expected: str) -> None:
     assert resolve_voice(name, VOICES) == expected
@@ -100,10 +132,26 @@ def test_openai_speed_maps_onto_the_model_range(speed: float, expected: float) -
         ({"input": "Hi.", "voice": "alloy", "speed": 5}, "speed"),
         ({"input": "Hi.", "voice": "alloy", "stream_format": "sse"}, "stream_format"),
         ({"input": "Hi.", "voice": "alloy", "temperature": 1}, "temperature"),
-        ({"voice": "alloy"}, "text"),
+        ({"input": "Hi.", "voice": "alloy", "model": ["tts-1"]}, "model"),
+        ({"voice": "alloy"}, "input"),
+        ({"input": None, "voice": "alloy"}, "input"),
+        ({"input": " ", "voice": "alloy"}, "input"),
+        ({"input": 7, "voice": "alloy"}, "input"),
+        ({"input": "x" * 101, "voice": "alloy"}, "input"),
     ],
 )
-def test_openai_refusals(data: dict[str, Any], field: str) -> None:
-    with pytest.raises((InvalidParameter, EmptyText)) as raised:
+def test_openai_refusals_name_openai_fields(data: dict[str, Any], field: str) -> None:
+    with pytest.raises((InvalidParameter, EmptyText, TextTooLong)) as raised:
         parse_openai_request(data, voices=VOICES, max_text_chars=100)
     assert raised.value.field == field
+    if field == "input" and isinstance(raised.value, EmptyText):
+        assert "'input'" in raised.value.message or raised.value.message.startswith("input ")
+
+
+def test_openai_nulls_mean_the_defaults_as_in_tts() -> None:
+    nulls = {"input": "Hi.", "voice": None, "speed": None, "lang": None, "model": None, "response_format": None, "stream_format": None}
+    request = parse_openai_request(nulls, voices=VOICES, max_text_chars=100)
+    assert request == parse_openai_request({"input": "Hi."}, voices=VOICES, max_text_chars=100)
+    assert (request.options.voice, request.options.speed, request.options.lang, request.format) == ("M1", 1.05, "en", "mp3")
+    tts = parse_request({"text": "Hi.", "voice": None, "speed": None, "lang": None}, voices=VOICES)
+    assert (tts.options.voice, tts.options.speed, tts.options.lang) == (request.options.voice, request.options.speed, request.options.lang)

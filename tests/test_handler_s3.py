@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
@@ -15,9 +17,10 @@ from fixtures_s3 import (
     audio_info,
     load_event,
 )
+from supertonic_engine.errors import ConfigurationError, DeadlineExceeded
 from supertonic_engine.storage import ObjectStore, StorageUnavailable
 from supertonic_function import s3_trigger
-from supertonic_function.config import ConfigurationError, FunctionConfig
+from supertonic_function.config import FunctionConfig
 from supertonic_function.service import Service
 
 # S3 server, app and context fixtures, registered once for the whole session.
@@ -32,9 +35,19 @@ def _service(app: Any, **overrides: Any) -> Service:
     return Service(config, app.service.engine_or_error)
 
 
-def _render(service: Service, event: dict[str, Any], remaining_ms: int = 60_000) -> list[dict[str, Any]]:
-    context = LambdaContext(remaining_ms=remaining_ms)
+def _render(service: Service, event: dict[str, Any], remaining_ms: int = 60_000, context: Any = None) -> list[dict[str, Any]]:
+    context = context or LambdaContext(remaining_ms=remaining_ms)
     return s3_trigger.handle(service, event, request_id=context.aws_request_id, context=context)["results"]
+
+
+@dataclass
+class RunningOut(LambdaContext):
+    """A context whose remaining time is read from a list, one reading per question."""
+
+    readings_ms: Iterator[int] = field(default_factory=lambda: iter(()))
+
+    def get_remaining_time_in_millis(self) -> int:
+        return next(self.readings_ms)
 
 
 def _put_event(bucket: str, key: str, s3_client: Any, body: bytes | None = None, **object_fields: Any) -> dict[str, Any]:
@@ -107,6 +120,7 @@ def test_event_older_than_the_object_is_skipped(app: Any, s3: Any) -> None:
         (OUTPUT_BUCKET, "output/a.txt/abc/manifest.json"),  # its own manifest (.json like a job)
         (INPUT_BUCKET, "elsewhere/notes.txt"),  # outside the input prefix
         (INPUT_BUCKET, "input/picture.png"),  # not a text suffix
+        (INPUT_BUCKET, "input/SHOUTING.TXT"),  # S3's suffix filter is case-sensitive: never notified
     ],
 )
 def test_refuses_outputs_and_foreign_keys(app: Any, s3: Any, bucket: str, key: str) -> None:
@@ -162,7 +176,7 @@ def test_object_that_grew_past_the_cap_is_refused(app: Any, s3: Any) -> None:
 def test_not_utf8_writes_an_error_manifest(app: Any, s3: Any) -> None:
     (result,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/latin.txt", s3, "Crème brûlée".encode("latin-1")))
     manifest = _manifest(s3, result["manifest_key"])
-    assert manifest["status"] == "failed" and manifest["retryable"] is False
+    assert manifest["status"] == "failed"
     assert manifest["error"] == {
         "code": "text_not_utf8",
         "message": "the text object is not UTF-8 (byte 0xe8 at offset 2); save it as UTF-8 text.",
@@ -180,17 +194,57 @@ def test_metadata_sets_the_options_of_a_txt(app: Any, s3: Any) -> None:
     (result,) = _render(_service(app), event)
     manifest = _manifest(s3, result["manifest_key"])
     assert (manifest["voice"], manifest["format"], manifest["steps"], manifest["seed"]) == ("F3", "flac", 2, 5)
-    assert manifest["audio"]["key"].endswith("/audio.flac")
+    assert manifest["audio"]["key"].endswith(".flac")
     audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
     assert audio_info(audio).format == "FLAC"
 
 
-def test_deadline_becomes_an_error_manifest(app: Any, s3: Any) -> None:
-    service = _service(app, deadline_margin_s=2.0)
-    event = _put_event(INPUT_BUCKET, "input/late.txt", s3, b"Too late to start.")
-    (result,) = _render(service, event, remaining_ms=1500)
+def test_text_too_long_for_the_whole_timeout_becomes_an_error_manifest(app: Any, s3: Any) -> None:
+    service = _service(app, deadline_margin_s=0.0)
+    event = _put_event(INPUT_BUCKET, "input/late.json", s3, json.dumps({"text": "A long story. " * 60, "steps": 100}).encode())
+    (result,) = _render(service, event, remaining_ms=300)
     manifest = _manifest(s3, result["manifest_key"])
     assert (result["status"], manifest["error"]["code"], manifest["http_status"]) == ("failed", "deadline_exceeded", 504)
+    assert "retryable" not in manifest  # a manifest is final: anything retryable is raised instead
+
+
+def test_a_record_the_earlier_ones_left_no_time_for_is_retried_not_failed(app: Any, s3: Any) -> None:
+    service = _service(app, deadline_margin_s=2.0)
+    first = _put_event(INPUT_BUCKET, "input/first.txt", s3, b"First of two.")
+    second = _put_event(INPUT_BUCKET, "input/second.txt", s3, b"Second of two.")
+    event = {"Records": first["Records"] + second["Records"]}
+    # The first record renders with a minute left; by the second, 1.5 s remain: less than the margin.
+    with pytest.raises(DeadlineExceeded):
+        _render(service, event, context=RunningOut(readings_ms=iter([60_000, 1_500])))
+    done = [k for k in _keys(s3, OUTPUT_BUCKET) if k.endswith("manifest.json")]
+    assert len(done) == 1 and done[0].startswith("output/first.txt/")  # no failed manifest for the second
+
+    # Lambda's retry: the first is done already, so the second is the first to render and gets the whole time.
+    results = _render(service, event, context=RunningOut(readings_ms=iter([60_000])))
+    assert [(r["status"], r.get("reason")) for r in results] == [("skipped", "already_done"), ("done", None)]
+
+
+def test_a_misconfigured_function_retries_instead_of_failing_the_text(app: Any, s3: Any) -> None:
+    service = Service(FunctionConfig(input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET), ConfigurationError("SUPERTONIC_X is wrong"))
+    with pytest.raises(ConfigurationError):
+        _render(service, _put_event(INPUT_BUCKET, "input/wait.txt", s3, b"Wait for the fix."))
+    assert _keys(s3, OUTPUT_BUCKET) == {}
+
+
+def test_unreadable_job_json_is_a_failed_manifest(app: Any, s3: Any) -> None:
+    event = _put_event(INPUT_BUCKET, "input/deep.json", s3, b"[" * 100_000)
+    (result,) = _render(_service(app), event)
+    manifest = _manifest(s3, result["manifest_key"])
+    assert (result["status"], result["reason"]) == ("failed", "invalid_json")
+    assert manifest["error"]["message"] == "the job is nested too deeply to be a request"
+
+
+def test_each_delivery_writes_its_own_audio_and_the_manifest_names_it(app: Any, s3: Any) -> None:
+    context = LambdaContext()
+    (result,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/mine.txt", s3, b"Whose audio?"), context=context)
+    manifest = _manifest(s3, result["manifest_key"])
+    assert manifest["audio"]["key"].endswith(f"/audio-{context.aws_request_id}.wav")
+    assert manifest["request_id"] == context.aws_request_id
 
 
 def test_transient_s3_failure_raises_for_a_retry(app: Any, tiny_model_dir: Any) -> None:

@@ -9,8 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from fixtures_s3 import FUNCTION_ENV, INPUT_BUCKET, OUTPUT_BUCKET
-from supertonic_function.config import VARIABLES
+from supertonic_engine.config import DEFAULT_MAX_TEXT_CHARS, ENV_MODEL_DIR
+from supertonic_engine.synthesis import DEFAULT_SPEED, SPEED_RANGE
+from supertonic_function import http_api
+from supertonic_function.config import ENV_CORS_ALLOW_ORIGINS, ENV_METRICS_NAMESPACE, ENV_SERVICE_NAME, VARIABLES, FunctionConfig
+from supertonic_function.layout import KeyKind, Layout
+from supertonic_harness import template as template_module
 from supertonic_harness.template import Template
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,7 +60,7 @@ def test_environment_names_the_buckets_the_events_use(template: Template) -> Non
     config = template.function("TtsFunction")
     assert {k: config.environment[k] for k in FUNCTION_ENV} == FUNCTION_ENV
     assert set(template.buckets().values()) == {INPUT_BUCKET, OUTPUT_BUCKET}
-    known = {variable for variable, _ in VARIABLES.values()} | {"SUPERTONIC_MODEL_DIR"}
+    known = {variable for variable, _ in VARIABLES.values()} | {ENV_MODEL_DIR, ENV_SERVICE_NAME, ENV_METRICS_NAMESPACE}
     assert set(config.environment) <= known, "the template sets a variable the function does not read"
 
 
@@ -73,6 +79,39 @@ def test_s3_events_watch_text_and_jobs_under_the_input_prefix(template: Template
     assert all(t.bucket != OUTPUT_BUCKET for t in triggers)
 
 
+def test_the_function_reads_exactly_the_keys_the_s3_filters_deliver(template: Template) -> None:
+    # S3 matches suffixes case-sensitively: what the filters never deliver, the function must not take either.
+    layout = Layout(FunctionConfig(input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET))
+    for trigger in template.function("TtsFunction").s3_triggers:
+        assert layout.kind(trigger.bucket, trigger.key_for("story")) is KeyKind.INPUT
+        assert layout.kind(trigger.bucket, trigger.prefix + "story" + trigger.suffix.upper()) is KeyKind.OTHER
+
+
+def test_tmp_holds_the_longest_job(function: dict[str, Any]) -> None:
+    # S3 jobs encode into /tmp. The longest text the engine takes, as Korean (about 6.5 syllables
+    # a second at the normal pace) read at the slowest speed, as 16-bit 44.1 kHz WAV, must fit.
+    seconds = DEFAULT_MAX_TEXT_CHARS / (6.5 * SPEED_RANGE[0] / DEFAULT_SPEED)
+    wav_bytes = seconds * 44_100 * 2
+    assert function["Properties"]["EphemeralStorage"]["Size"] * 1024 * 1024 >= wav_bytes
+
+
+def test_cors_is_the_url_s_own_and_matches_the_function_s(function: dict[str, Any], template: Template) -> None:
+    # Browser preflights are unsigned: only the URL's Cors block answers them under AWS_IAM too.
+    url = function["Properties"]["FunctionUrlConfig"]
+    condition, cors, otherwise = url["Cors"]["Fn::If"]
+    assert otherwise == {"Ref": "AWS::NoValue"}  # no origins, no CORS at all
+    conditions = yaml.load(TEMPLATE.read_text(), Loader=template_module._CfnLoader)["Conditions"]
+    assert conditions[condition] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "CorsAllowOrigins"}, ""]}]}
+    assert cors["AllowOrigins"] == {"Fn::Split": [",", {"Ref": "CorsAllowOrigins"}]}
+    assert tuple(cors["AllowMethods"]) == http_api.CORS_ALLOW_METHODS
+    assert tuple(cors["AllowHeaders"]) == http_api.CORS_ALLOW_HEADERS
+    assert tuple(cors["ExposeHeaders"]) == http_api.CORS_EXPOSE_HEADERS
+    assert cors["MaxAge"] == http_api.CORS_MAX_AGE_S
+    assert all(len(method) <= 6 for method in cors["AllowMethods"])  # Lambda's limit per entry
+    # The function does not answer CORS as well where the URL does.
+    assert ENV_CORS_ALLOW_ORIGINS not in template.function("TtsFunction").environment
+
+
 def test_failed_events_go_to_a_destination(function: dict[str, Any]) -> None:
     invoke = function["Properties"]["EventInvokeConfig"]
     assert invoke["MaximumRetryAttempts"] == 2
@@ -89,8 +128,6 @@ def test_policies_are_scoped_to_prefixes(function: dict[str, Any]) -> None:
 
 
 def test_outputs() -> None:
-    import yaml
-
     class TagsAsText(yaml.SafeLoader):
         """Reads CloudFormation's short tags (!Ref, !GetAtt, !Sub) as plain values."""
 

@@ -3,7 +3,8 @@
 Precedence is explicit: keyword argument > environment variable > default. ``from_env`` takes the
 environment as a mapping so tests build configurations without touching ``os.environ``.
 The engine's own variables (``SUPERTONIC_MODEL_DIR``, thread counts, ...) live in
-``supertonic_engine.config``; nothing here repeats them.
+``supertonic_engine.config``; nothing here repeats them. A bad value raises the engine's
+``ConfigurationError``: the deployment is wrong, not the caller.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from supertonic_engine.errors import SupertonicError
+from supertonic_engine.errors import ConfigurationError
 
 ENV_INPUT_BUCKET = "SUPERTONIC_INPUT_BUCKET"
 ENV_INPUT_PREFIX = "SUPERTONIC_INPUT_PREFIX"
@@ -27,18 +28,16 @@ ENV_WARM_UP = "SUPERTONIC_WARM_UP"
 ENV_METRICS_NAMESPACE = "POWERTOOLS_METRICS_NAMESPACE"
 ENV_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
 
-# Suffixes the S3 trigger renders: plain text, or a JSON job in the POST /v1/tts body shape.
+# Suffixes the S3 trigger renders: plain text, or a JSON job in the POST /v1/tts body shape. Lower
+# case only, as template.yaml's notification filters (S3 matches suffixes case-sensitively).
 TEXT_SUFFIXES = (".txt", ".json")
 # Where POST /v1/jobs stores a job, under the input prefix so the S3 trigger picks it up.
 JOBS_FOLDER = "jobs/"
 # Where audio too large for a synchronous response is parked, under the output prefix.
 RESPONSES_FOLDER = "responses/"
 
-
-class ConfigurationError(SupertonicError):
-    """The function's environment is inconsistent; raised at init so a bad deploy fails loudly."""
-
-    code = "invalid_configuration"
+DEFAULT_SERVICE_NAME = "supertonic-tts"
+DEFAULT_METRICS_NAMESPACE = "Supertonic"
 
 
 @dataclass(frozen=True)
@@ -60,8 +59,6 @@ class FunctionConfig:
     # Origins allowed to call the function URL from a browser; empty: no CORS headers.
     cors_allow_origins: tuple[str, ...] = ()
     warm_up: bool = True
-    metrics_namespace: str = "Supertonic"
-    service_name: str = "supertonic-tts"
 
     def __post_init__(self) -> None:
         if self.results_bucket and self.results_bucket == self.input_bucket and _overlaps(self.input_prefix, self.output_prefix):
@@ -100,6 +97,23 @@ class FunctionConfig:
         return cls(**values)
 
 
+@dataclass(frozen=True)
+class TelemetryNames:
+    """The names logs and metrics carry, read apart from ``FunctionConfig``: the logger exists
+    from the first import, before the configuration is read (and possibly found wrong)."""
+
+    service: str = DEFAULT_SERVICE_NAME
+    metrics_namespace: str = DEFAULT_METRICS_NAMESPACE
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "TelemetryNames":
+        env = os.environ if env is None else env
+        return cls(
+            service=env.get(ENV_SERVICE_NAME, "").strip() or DEFAULT_SERVICE_NAME,
+            metrics_namespace=env.get(ENV_METRICS_NAMESPACE, "").strip() or DEFAULT_METRICS_NAMESPACE,
+        )
+
+
 def _overlaps(a: str, b: str) -> bool:
     return a.startswith(b) or b.startswith(a)
 
@@ -132,13 +146,14 @@ def _origins(raw: str) -> tuple[str, ...]:
     return tuple(origin.strip().rstrip("/") for origin in raw.split(",") if origin.strip())
 
 
-def _bool(raw: str) -> bool:
-    value = raw.lower()
+def true_or_false(raw: str) -> bool:
+    """A yes/no setting or field written as text (environment, query string, object metadata)."""
+    value = raw.strip().lower()
     if value in ("1", "true", "yes", "on"):
         return True
     if value in ("0", "false", "no", "off"):
         return False
-    raise ValueError("use 1 or 0")
+    raise ValueError("use 1 or 0 (true/false, yes/no, on/off)")
 
 
 # Field name -> (environment variable, parser). Parsers raise ValueError with a hint.
@@ -152,7 +167,5 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "deadline_margin_s": (ENV_DEADLINE_MARGIN_S, _non_negative_float),
     "url_expires_s": (ENV_URL_EXPIRES_S, _positive_int),
     "cors_allow_origins": (ENV_CORS_ALLOW_ORIGINS, _origins),
-    "warm_up": (ENV_WARM_UP, _bool),
-    "metrics_namespace": (ENV_METRICS_NAMESPACE, str),
-    "service_name": (ENV_SERVICE_NAME, str),
+    "warm_up": (ENV_WARM_UP, true_or_false),
 }

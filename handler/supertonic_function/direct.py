@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import error_body, http_status
+from .errors import error_body, http_status, log_error
 from .rendering import render, synthesis_budget_s
 from .request import parse_request
 from .responses import direct_success
 from .service import Service
-from .telemetry import logger
 
 
 def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
@@ -28,8 +27,5 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
         )
         return direct_success(service, rendered, request_id=request_id)
     except Exception as error:
-        if http_status(error) >= 500:
-            logger.exception("direct invoke failed")
-        else:
-            logger.info("direct invoke refused", extra={"error": error_body(error)["error"]})
+        log_error(error, "direct invoke")
         return error_body(error, request_id) | {"status": http_status(error)}

@@ -2,9 +2,9 @@
 
 The engine's typed errors and the few that only exist at the edge (routing, content types,
 response size) are mapped here, and only here, to an HTTP status, the error body
-``{"error": {"code", "message", "field"}}`` and the S3 error manifest. A class not listed
-inherits its nearest listed ancestor's status; anything that is not a ``SupertonicError`` is a
-bug and answers 500 with a message that points at the logs, never a stack trace.
+``{"error": {"code", "message", "field"}}``, the S3 error manifest and a log line. A class not
+listed inherits its nearest listed ancestor's status; anything that is not a ``SupertonicError``
+is a bug and answers 500 with a message that points at the logs, never a stack trace.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from supertonic_engine.errors import (
+    ConfigurationError,
     DeadlineExceeded,
-    EmptyText,
     InvalidParameter,
     InvalidRequest,
     ModelError,
@@ -30,10 +30,11 @@ from supertonic_engine.storage import (
     ObjectMissing,
     ObjectTooLarge,
     StorageError,
-    StorageFailed,
     StorageUnavailable,
     TextNotUtf8,
 )
+
+from .telemetry import logger
 
 # --- errors that exist only at the edge ------------------------------------------------------------
 
@@ -114,8 +115,6 @@ class UnknownEvent(InvalidRequest):
 HTTP_STATUS: Mapping[type[BaseException], int] = {
     SupertonicError: 500,
     InvalidRequest: 400,
-    InvalidParameter: 400,
-    EmptyText: 400,
     RouteNotFound: 404,
     JobNotFound: 404,
     ObjectMissing: 404,
@@ -131,7 +130,9 @@ HTTP_STATUS: Mapping[type[BaseException], int] = {
     TextNotUtf8: 422,
     NotConfigured: 501,
     StorageError: 502,
-    StorageFailed: 502,
+    # The deployment is wrong (a variable, a lexicon file): the service is down until an operator
+    # fixes it, as when the model is missing; the caller did nothing wrong.
+    ConfigurationError: 503,
     ModelError: 503,
     StorageUnavailable: 503,
     DeadlineExceeded: 504,
@@ -160,24 +161,40 @@ def error_body(error: BaseException, request_id: str | None = None) -> dict[str,
     return {"error": error_detail(error, request_id)}
 
 
+def log_error(error: BaseException, action: str, **context: Any) -> None:
+    """The one logging policy for an error that became an answer.
+
+    A bug (anything that is not a ``SupertonicError``) is logged with its stack trace; a failure
+    on the function's side that it understands (5xx: no model, a wrong setting, S3 down) as one
+    error line; a refused request (4xx) as an info line, since the caller must act, not the operator.
+    """
+    if not isinstance(error, SupertonicError):
+        logger.exception(f"{action} failed", extra=context)
+    elif http_status(error) >= 500:
+        logger.error(f"{action} failed", extra={**context, "error": error.to_dict()})
+    else:
+        logger.info(f"{action} refused", extra={**context, "error": error.to_dict()})
+
+
 def is_input_fault(error: BaseException) -> bool:
     """Retrying cannot fix it: the text or its parameters must change.
 
     In the S3 path these become an error manifest and the event is done; every other failure
-    (S3 throttling, a missing model, a bug) is raised so Lambda retries the event and, once the
-    retries are spent, sends it to the on-failure destination.
+    (S3 throttling, a missing model, a wrong setting, a bug) is raised so Lambda retries the event
+    and, once the retries are spent, sends it to the on-failure destination. A deadline is the
+    text's fault only when the text had the invocation's whole time (``s3_trigger`` decides that).
     """
     return isinstance(error, (InvalidRequest, DeadlineExceeded))
 
 
 def error_manifest(error: BaseException, source: Mapping[str, Any], request_id: str | None = None) -> dict[str, Any]:
-    """The manifest written in place of a result when a text object cannot be rendered."""
+    """The manifest written in place of a result when a text object cannot be rendered: final,
+    since only input faults get one (everything retryable is raised instead)."""
     return {
         "status": "failed",
         "source": dict(source),
         "error": error_detail(error, request_id),
         "http_status": http_status(error),
-        "retryable": not is_input_fault(error),
         "finished_at": utc_now(),
     }
 

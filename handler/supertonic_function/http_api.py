@@ -16,9 +16,8 @@ is read through Powertools' ``LambdaFunctionUrlEvent`` data class.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -27,24 +26,31 @@ from urllib.parse import parse_qsl
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 from supertonic_engine.audio import available_formats
 from supertonic_engine.errors import SupertonicError
+from supertonic_engine.synthesis import DEFAULT_VOICE
 
 from . import jobs
-from .errors import InvalidJson, MethodNotAllowed, RouteNotFound, UnsupportedMediaType
+from .errors import InvalidJson, MethodNotAllowed, RouteNotFound, UnsupportedMediaType, log_error
 from .openai import parse_openai_request
 from .rendering import render, synthesis_budget_s
-from .request import TtsRequest, parse_request
+from .request import TtsRequest, parse_json, parse_request
 from .responses import empty_response, error_response, http_success, json_response
 from .service import Service
-from .telemetry import logger
 from .voices import describe_voices
 
-# Custom headers a browser page may read from a cross-origin response.
-EXPOSED_HEADERS = (
-    "x-supertonic-duration-s, x-supertonic-sample-rate, x-supertonic-rtf, x-supertonic-synth-ms, "
-    "x-supertonic-chunks, x-supertonic-model, x-supertonic-error, location"
-)
+# CORS, as the function answers it where nothing in front of it does (the local emulator). A
+# deployed function URL answers CORS itself from template.yaml's Cors block, which lists these
+# same values (tests/test_template.py holds the two together).
+CORS_ALLOW_METHODS = ("GET", "POST")
 # What a browser may send: JSON bodies, and the SigV4 headers an AWS_IAM function URL needs.
-ALLOWED_REQUEST_HEADERS = "content-type, accept, authorization, x-amz-date, x-amz-security-token, x-amz-content-sha256"
+CORS_ALLOW_HEADERS = (
+    "content-type", "accept", "authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256",
+)
+# Custom headers a browser page may read from a cross-origin response.
+CORS_EXPOSE_HEADERS = (
+    "x-supertonic-duration-s", "x-supertonic-sample-rate", "x-supertonic-rtf", "x-supertonic-synth-ms",
+    "x-supertonic-chunks", "x-supertonic-model", "x-supertonic-error", "location",
+)
+CORS_MAX_AGE_S = 3600
 JSON_TYPES = ("application/json", "")  # no content-type at all is read as JSON too
 FORM_TYPE = "application/x-www-form-urlencoded"
 
@@ -86,12 +92,31 @@ class HttpCall:
             raise InvalidJson("the body is not UTF-8 text; send JSON encoded as UTF-8") from None
 
     def json_body(self) -> object:
+        """The body as JSON; ``curl -d '{...}'`` labels JSON as a form by default, so that is JSON too."""
+        is_json = self.media_type in JSON_TYPES or self.media_type.endswith("+json")
+        if not is_json and not (self.media_type == FORM_TYPE and self._looks_like_json()):
+            raise UnsupportedMediaType(self.header("content-type"))
         if not self.body_text.strip():
             raise InvalidJson('the body is empty; send a JSON object such as {"text": "Hello."}')
-        try:
-            return json.loads(self.body_text)
-        except json.JSONDecodeError as error:
-            raise InvalidJson(f"the body is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
+        return parse_json(self.body_text, "the body")
+
+    def sent_fields(self) -> tuple[object, bool]:
+        """The request's fields as sent, and whether they are strings (query, form, text/plain).
+
+        GET reads the query string. A text/plain body is the text itself, with the options in the
+        query; form fields (an HTML form, ``curl --data-urlencode``) are strings like a query;
+        anything else is JSON.
+        """
+        if self.method == "GET":
+            return self.query, True
+        if self.media_type == "text/plain":
+            return {**self.query, "text": self.body_text}, True
+        if self.media_type == FORM_TYPE and not self._looks_like_json():
+            return dict(parse_qsl(self.body_text, keep_blank_values=True)), True
+        return self.json_body(), False
+
+    def _looks_like_json(self) -> bool:
+        return self.body_text.lstrip().startswith(("{", "["))
 
     @property
     def wants_json(self) -> bool:
@@ -106,14 +131,15 @@ class HttpCall:
 
     @property
     def error_as_audio(self) -> bool:
-        """Whether the caller asked for spoken errors, found even when the body itself is unusable."""
-        if self.query.get("on_error") == "audio":
-            return True
+        """Whether the caller asked for spoken errors (a button, a speaker): ``on_error=audio`` in the
+        query string or among the fields sent, read as the request reads them, and honoured even
+        when those fields are unusable (then the query string still counts)."""
         try:
-            body = json.loads(self.body_text)
-        except (InvalidJson, ValueError):
-            return False
-        return isinstance(body, dict) and body.get("on_error") == "audio"
+            fields, _ = self.sent_fields()
+        except SupertonicError:  # an unusable body: the query string still counts
+            fields = {}
+        sent = fields.get("on_error") if isinstance(fields, Mapping) else None
+        return "audio" in (self.query.get("on_error"), sent)
 
 
 Endpoint = Callable[[Service, HttpCall, dict[str, str]], dict[str, Any]]
@@ -142,7 +168,7 @@ def health(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any
     try:
         engine = service.engine
     except SupertonicError:
-        return json_response(503, report | {"status": "model_not_loaded"})
+        return json_response(503, report | {"status": "unavailable"})
     report.update(sample_rate=engine.sample_rate, voices=len(engine.voices), formats=available_formats())
     return json_response(200, report)
 
@@ -153,7 +179,7 @@ def list_voices(service: Service, _call: HttpCall, _: dict[str, str]) -> dict[st
         200,
         {
             "voices": describe_voices(engine.voices),
-            "default_voice": engine.voices[0] if engine.voices else None,
+            "default_voice": DEFAULT_VOICE,
             "languages": list(engine.languages),
             "formats": available_formats(),
             "model": engine.model_kind,
@@ -161,53 +187,29 @@ def list_voices(service: Service, _call: HttpCall, _: dict[str, str]) -> dict[st
     )
 
 
-def speak_from_query(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
-    return _speak(service, call, _parse(service, call.query, from_strings=True))
-
-
-def speak_from_body(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
-    if call.media_type == "text/plain":
-        # The body is the text itself; the options come from the query string.
-        return _speak(service, call, _parse(service, {**call.query, "text": call.body_text}, from_strings=True))
-    if call.media_type == FORM_TYPE and not _looks_like_json(call):
-        # An HTML form or `curl --data-urlencode text=...`: string fields, like the query string.
-        return _speak(service, call, _parse(service, dict(parse_qsl(call.body_text, keep_blank_values=True)), from_strings=True))
-    return _speak(service, call, _parse(service, _json_data(call)))
+def speak(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+    fields, from_strings = call.sent_fields()
+    request = parse_request(
+        fields, voices=service.voices, max_text_chars=service.config.sync_max_text_chars, from_strings=from_strings
+    )
+    return _speak(service, call, request)
 
 
 def speak_openai(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
     request = parse_openai_request(
-        _json_data(call), voices=service.voices, max_text_chars=service.config.sync_max_text_chars
+        call.json_body(), voices=service.voices, max_text_chars=service.config.sync_max_text_chars
     )
     return _speak(service, call, request)
 
 
 def submit_job(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
-    job = jobs.submit(service, _json_data(call))
+    job = jobs.submit(service, call.json_body())
     status_url = f"https://{call.event.request_context.domain_name}/v1/jobs/{job.job_id}"
     return json_response(202, job.accepted() | {"status_url": status_url}, {"location": status_url})
 
 
 def job_status(service: Service, _call: HttpCall, params: dict[str, str]) -> dict[str, Any]:
     return json_response(200, jobs.status(service, params["job_id"]))
-
-
-def _parse(service: Service, data: object, *, from_strings: bool = False) -> TtsRequest:
-    return parse_request(
-        data, voices=service.voices, max_text_chars=service.config.sync_max_text_chars, from_strings=from_strings
-    )
-
-
-def _json_data(call: HttpCall) -> object:
-    """The JSON body; ``curl -d '{...}'`` labels JSON as a form by default, so that is JSON too."""
-    is_json = call.media_type in JSON_TYPES or call.media_type.endswith("+json")
-    if not is_json and not (call.media_type == FORM_TYPE and _looks_like_json(call)):
-        raise UnsupportedMediaType(call.header("content-type"))
-    return call.json_body()
-
-
-def _looks_like_json(call: HttpCall) -> bool:
-    return call.body_text.lstrip().startswith(("{", "["))
 
 
 def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, Any]:
@@ -223,9 +225,9 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, A
 ROUTES = (
     Route("GET", "/health", health),
     Route("GET", "/v1/voices", list_voices),
-    Route("GET", "/", speak_from_query),
-    Route("POST", "/", speak_from_body),
-    Route("POST", "/v1/tts", speak_from_body),
+    Route("GET", "/", speak),
+    Route("POST", "/", speak),
+    Route("POST", "/v1/tts", speak),
     Route("POST", "/v1/audio/speech", speak_openai),
     Route("POST", "/v1/jobs", submit_job),
     Route("GET", "/v1/jobs/{job_id}", job_status),
@@ -241,14 +243,11 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
     extra_headers = _cors_headers(service, call)
     try:
         response = _route(service, call)
-    except SupertonicError as error:
-        logger.info("request refused", extra={"path": call.path, "method": call.method, "error": error.to_dict()})
+    except Exception as error:  # typed or a bug: log_error says how loudly, error_response what the client may see
+        log_error(error, "request", path=call.path, method=call.method)
         response = error_response(error, request_id=request_id, as_audio=call.error_as_audio)
         if isinstance(error, MethodNotAllowed):
             extra_headers["allow"] = ", ".join(error.allowed)
-    except Exception as error:  # a bug: log it whole, tell the client only where to look
-        logger.exception("request failed", extra={"path": call.path, "method": call.method})
-        response = error_response(error, request_id=request_id, as_audio=call.error_as_audio)
     response["headers"].update(extra_headers)
     return response
 
@@ -276,13 +275,13 @@ def _cors_headers(service: Service, call: HttpCall) -> dict[str, str]:
         return {}
     headers = {
         "access-control-allow-origin": "*" if "*" in allowed else origin,
-        "access-control-expose-headers": EXPOSED_HEADERS,
+        "access-control-expose-headers": ", ".join(CORS_EXPOSE_HEADERS),
         "vary": "origin",
     }
     if call.method == "OPTIONS":
         headers |= {
-            "access-control-allow-methods": "GET, POST, OPTIONS",
-            "access-control-allow-headers": ALLOWED_REQUEST_HEADERS,
-            "access-control-max-age": "3600",
+            "access-control-allow-methods": ", ".join(CORS_ALLOW_METHODS),
+            "access-control-allow-headers": ", ".join(CORS_ALLOW_HEADERS),
+            "access-control-max-age": str(CORS_MAX_AGE_S),
         }
     return headers

@@ -13,7 +13,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from supertonic_engine.errors import UnknownVoice
 from supertonic_engine.storage import ObjectTooLarge
 
 from .errors import JobNotFound, utc_now
@@ -34,17 +33,18 @@ class Job:
 
 
 def submit(service: Service, data: object) -> Job:
-    """Check the job as the renderer will, then store it; a job that would fail is refused now (4xx)."""
+    """Check the job as the renderer will, then store it; a job that would fail is refused now (4xx).
+
+    Cheapest checks first: the fields (the S3 trigger's own parser), then the stored size (the
+    trigger's download cap), and only then the text itself, which normalizing reads in full.
+    """
     bucket = service.input_bucket("POST /v1/jobs")
     request = parse_request(data, voices=service.voices)
-    engine = service.engine
-    # The renderer would refuse unreadable characters, empty or over-long text: say so now.
-    engine.read_text(request.text, request.options.lang, request.options.normalize)
-    if request.options.voice not in engine.voices:
-        raise UnknownVoice(request.options.voice, engine.voices)
     body = json.dumps(request.to_json(), ensure_ascii=False).encode("utf-8")
     if len(body) > service.config.max_object_bytes:
         raise ObjectTooLarge(len(body), service.config.max_object_bytes)
+    # The renderer would refuse unreadable characters, empty or over-long text: say so now.
+    service.engine.read_text(request.text, request.options.lang, request.options.normalize)
     job_id = uuid.uuid4().hex
     job = Job(job_id, bucket, service.layout.job_key(job_id), utc_now())
     service.store.put(bucket, job.key, body, content_type="application/json")

@@ -2,14 +2,17 @@
 
     s3://<input bucket>/<input prefix><name>.txt|.json          text dropped by a user or a client
     s3://<input bucket>/<input prefix>jobs/<job id>.json         a job stored by POST /v1/jobs
-    s3://<results bucket>/<output prefix><name>.txt/<revision>/audio.<ext>
+    s3://<results bucket>/<output prefix><name>.txt/<revision>/audio-<request id>.<ext>
     s3://<results bucket>/<output prefix><name>.txt/<revision>/manifest.json
     s3://<results bucket>/<output prefix>responses/<request id>.<ext>   audio too large to return inline
 
 The result folder is named after the source key and its revision (version id, else ETag), so a
 re-delivered event finds the manifest its first delivery wrote, and a changed object gets a new
-folder. Nothing is ever written under the input prefix of the input bucket except jobs, which
-are meant to trigger the function.
+folder. The audio is named after the invocation that made it: two deliveries of one event that
+render at once never overwrite each other's audio, and the manifest names the one that won.
+Suffixes are matched as written (``.txt``, not ``.TXT``), exactly as the S3 notification filter
+matches them. Nothing is ever written under the input prefix of the input bucket except jobs,
+which are meant to trigger the function.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from .config import TEXT_SUFFIXES, FunctionConfig
+from .config import ENV_INPUT_BUCKET, ENV_OUTPUT_BUCKET, TEXT_SUFFIXES, FunctionConfig
 from .errors import NotConfigured
 
 JOB_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -40,8 +43,9 @@ class ResultKeys:
     def manifest(self) -> str:
         return self.folder + MANIFEST_NAME
 
-    def audio(self, extension: str) -> str:
-        return f"{self.folder}audio.{extension}"
+    def audio(self, extension: str, request_id: str) -> str:
+        """The audio of the delivery ``request_id``: its own key, so a concurrent one cannot overwrite it."""
+        return f"{self.folder}audio-{request_id}.{extension}"
 
 
 class Layout:
@@ -54,7 +58,7 @@ class Layout:
             return KeyKind.OWN_OUTPUT
         if c.input_bucket is not None and bucket != c.input_bucket:
             return KeyKind.OTHER
-        if not key.startswith(c.input_prefix) or not key.lower().endswith(TEXT_SUFFIXES):
+        if not key.startswith(c.input_prefix) or not key.endswith(TEXT_SUFFIXES):
             return KeyKind.OTHER
         return KeyKind.INPUT
 
@@ -62,7 +66,7 @@ class Layout:
         relative = source_key[len(self.config.input_prefix) :]
         bucket = self.config.results_bucket
         if bucket is None:
-            raise NotConfigured("rendering text needs a results bucket: set SUPERTONIC_OUTPUT_BUCKET or SUPERTONIC_INPUT_BUCKET")
+            raise NotConfigured(f"rendering text needs a results bucket: set {ENV_OUTPUT_BUCKET} or {ENV_INPUT_BUCKET}")
         return ResultKeys(bucket, f"{self.config.output_prefix}{relative}/{revision}/")
 
     def job_key(self, job_id: str) -> str:

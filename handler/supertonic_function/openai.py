@@ -11,6 +11,7 @@ The shape (https://platform.openai.com/docs/api-reference/audio/createSpeech) is
 - ``instructions`` (voice direction) has no counterpart in this model and is ignored;
   ``stream_format`` must be ``audio`` (no server-sent events from a buffered function URL).
 - ``lang`` is an extension: OpenAI detects the language, this model must be told (default ``en``).
+A field sent as ``null`` means its default, as in ``POST /v1/tts``.
 """
 
 from __future__ import annotations
@@ -35,18 +36,19 @@ def parse_openai_request(data: object, *, voices: Sequence[str], max_text_chars:
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         raise InvalidParameter(f"unknown field {unknown[0]!r}; fields are: {', '.join(FIELDS)}", field=unknown[0])
-    model = data.get("model") or DEFAULT_MODEL
-    if model not in MODEL_STEPS:
+    data = {name: value for name, value in data.items() if value is not None}
+    model = data.get("model", DEFAULT_MODEL)
+    if not isinstance(model, str) or model not in MODEL_STEPS:
         raise InvalidParameter(f"model {model!r} is not served here; use one of: {', '.join(MODEL_STEPS)}", field="model")
     if data.get("stream_format", "audio") != "audio":
         raise InvalidParameter("stream_format must be 'audio': this endpoint answers with the whole file", field="stream_format")
-    text = check_text(data.get("input"), max_text_chars)
+    text = check_text(data.get("input"), max_text_chars, field="input")
     values = {
         "voice": data.get("voice", SynthesisOptions.voice),
         "lang": data.get("lang", SynthesisOptions.lang),
         "steps": MODEL_STEPS[model],
         "speed": model_speed(data.get("speed", 1.0)),
-        "format": data.get("response_format") or DEFAULT_RESPONSE_FORMAT,
+        "format": data.get("response_format", DEFAULT_RESPONSE_FORMAT),
     }
     return build_request(text, values, voices)
 

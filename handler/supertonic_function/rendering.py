@@ -100,7 +100,9 @@ def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, sourc
     """Synthesize and encode; with ``into`` the audio is encoded chunk by chunk into that file
     (for long texts: memory stays flat), else returned as bytes."""
     if budget_s is not None and budget_s <= 0:
-        # Not even the margin is left (a cold start ate the budget, or the timeout is tiny).
+        # Nothing is left beyond the margin: earlier work in this invocation (another record of
+        # the same S3 event) used the time, or the timeout is not longer than the margin. A cold
+        # start is no cause: Lambda does not count the init phase against the timeout.
         raise DeadlineExceeded(budget_s=max(budget_s, 0.0), elapsed_s=0.0)
     if into is None:
         result = engine.synthesize_with(request.text, request.options, timeout_s=budget_s)

@@ -4,18 +4,23 @@ A JSON body (``POST /``, ``POST /v1/tts``, a direct invoke, a ``.json`` job in t
 query string (``GET /?text=...``) and S3 object metadata (a ``.txt`` drop) all become the same
 ``TtsRequest``. Range checks are the engine's own (``SynthesisOptions``), so the edge and the
 engine can never disagree on what is valid; every problem is raised as a typed error naming its field.
+JSON text (a body, a job object) is read by ``parse_json``, which turns anything unreadable into
+``InvalidJson``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from supertonic_engine.audio import audio_format
-from supertonic_engine.errors import EmptyText, InvalidParameter, TextTooLong
+from supertonic_engine.errors import EmptyText, InvalidParameter, SupertonicError, TextTooLong, UnknownVoice
 from supertonic_engine.synthesis import SynthesisOptions
 
+from .config import true_or_false
+from .errors import InvalidJson
 from .voices import resolve_voice
 
 ON_ERROR_CHOICES = ("json", "audio")
@@ -32,11 +37,6 @@ class TtsRequest:
     format: str = DEFAULT_FORMAT
     on_error: str = "json"
 
-    @property
-    def error_as_audio(self) -> bool:
-        """The caller (a button, a speaker) wants a spoken error clip rather than a JSON body."""
-        return self.on_error == "audio"
-
     def to_json(self) -> dict[str, Any]:
         """The request in the ``POST /v1/tts`` body shape; ``parse_request`` reads it back unchanged."""
         o = self.options
@@ -52,6 +52,19 @@ class TtsRequest:
         if o.seed is not None:
             document["seed"] = o.seed
         return document
+
+
+def parse_json(text: str, what: str) -> object:
+    """``text`` parsed as JSON, or ``InvalidJson`` that says why, about ``what`` ("the body", "the job")."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidJson(f"{what} is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
+    except RecursionError:
+        # The parser recurses once per level: '[' * 100000 passes Python's limit. Bad input, not a bug.
+        raise InvalidJson(f"{what} is nested too deeply to be a request") from None
+    except ValueError:  # an integer past Python's 4,300-digit conversion limit
+        raise InvalidJson(f"{what} holds a number too long to read") from None
 
 
 def parse_request(
@@ -87,12 +100,15 @@ def build_request(text: str, values: Mapping[str, Any], voices: Sequence[str]) -
         raise InvalidParameter(f"on_error must be one of {', '.join(ON_ERROR_CHOICES)}, got {on_error!r}", field="on_error")
     voice = values.get("voice", SynthesisOptions.voice)
     if not isinstance(voice, str):
-        raise InvalidParameter(f"voice must be a string such as {voices[0] if voices else 'M1'!r}", field="voice")
+        raise InvalidParameter(f"voice must be a string such as {SynthesisOptions.voice!r}", field="voice")
+    voice = resolve_voice(voice, voices)
+    if voice not in voices:
+        raise UnknownVoice(voice, voices)
     fmt = values.get("format", DEFAULT_FORMAT)
     if not isinstance(fmt, str):
         raise InvalidParameter("format must be a string such as 'wav' or 'mp3'", field="format")
     options = SynthesisOptions(
-        voice=resolve_voice(voice, voices),
+        voice=voice,
         lang=_string(values, "lang", SynthesisOptions.lang),
         steps=values.get("steps", SynthesisOptions.steps),
         speed=values.get("speed", SynthesisOptions.speed),
@@ -102,16 +118,27 @@ def build_request(text: str, values: Mapping[str, Any], voices: Sequence[str]) -
     return TtsRequest(text=text, options=options, format=audio_format(fmt).name, on_error=on_error)
 
 
-def check_text(text: object, max_text_chars: int | None) -> str:
+def check_text(text: object, max_text_chars: int | None, field: str = "text") -> str:
+    """The words to speak, sent in ``field`` (``input`` in OpenAI's shape): present, a string,
+    not blank, not too long."""
     if text is None:
-        raise EmptyText("text is missing: send the words to speak in the 'text' field")
+        raise _naming(field, EmptyText(f"{field} is missing: send the words to speak in the '{field}' field"))
     if not isinstance(text, str):
-        raise InvalidParameter(f"text must be a string, got {type(text).__name__}", field="text")
+        raise InvalidParameter(f"{field} must be a string, got {type(text).__name__}", field=field)
     if not text.strip():
-        raise EmptyText()
+        raise _naming(field, EmptyText(f"{field} is empty: send at least one speakable character"))
     if max_text_chars is not None and len(text) > max_text_chars:
-        raise TextTooLong(len(text), max_text_chars, LONG_TEXT_HINT)
+        raise _naming(field, TextTooLong(len(text), max_text_chars, LONG_TEXT_HINT))
     return text
+
+
+_Error = TypeVar("_Error", bound=SupertonicError)
+
+
+def _naming(field: str, error: _Error) -> _Error:
+    """``error`` pointing at ``field``: the engine's text errors always say 'text'."""
+    error.field = field
+    return error
 
 
 def _string(values: Mapping[str, Any], name: str, default: str) -> str:
@@ -149,18 +176,9 @@ def _whole_number(raw: str) -> int:
     return int(raw)
 
 
-def _true_or_false(raw: str) -> bool:
-    lowered = raw.lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(raw)
-
-
 _STRING_CONVERTERS: dict[str, Callable[[str], object]] = {
     "steps": _whole_number,
     "seed": _whole_number,
     "speed": _number,
-    "normalize": _true_or_false,
+    "normalize": true_or_false,
 }

@@ -20,8 +20,7 @@ from .rendering import Rendered
 from .service import Service
 
 # 6 MiB + 100 bytes is the largest payload the Runtime API accepts (RIE interop.MaxPayloadSize,
-# https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html); keep a little headroom
-# for the runtime's own serialization differences.
+# https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html); a little headroom stays.
 SYNC_RESPONSE_LIMIT = 6_291_556 - 1024
 ERROR_CLIP = "error.wav"
 
@@ -64,8 +63,14 @@ def error_clip() -> bytes:
 
 
 def size_of(result: Any) -> int:
-    """Bytes of ``result`` as the runtime will send it."""
-    return len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+    """Bytes of ``result`` as the runtime sends it, at worst.
+
+    awslambdaric serialises with ``ensure_ascii=False`` only on AWS's managed Python runtimes; in
+    a custom image such as this one every non-ASCII character becomes a ``\\uXXXX`` escape: 6 bytes
+    for a Korean syllable that UTF-8 spells in 3, 12 for a character outside the BMP. Measuring
+    the escaped form is exact there and an overestimate everywhere else.
+    """
+    return len(json.dumps(result, ensure_ascii=True))
 
 
 def http_success(service: Service, rendered: Rendered, *, request_id: str, as_json: bool) -> dict[str, Any]:

@@ -6,14 +6,15 @@ Per record, in this order, so that every exit is cheap and safe under at-least-o
    done already (a re-delivered event) - stop before reading anything;
 3. check the size from the event, then download at most the cap, pinned to the event's ETag;
 4. synthesize under the invocation's deadline; publish audio, then the manifest (conditional put).
-An input fault (bad text, too large, not UTF-8, unreadable characters, deadline) writes an error
-manifest and is not retried; anything else (S3 throttling, no model, a bug) is raised so Lambda
-retries the event and finally hands it to the on-failure destination.
+An input fault (bad text, too large, not UTF-8, unreadable characters, a deadline passed with the
+invocation's whole time) writes an error manifest and is not retried; anything else (S3
+throttling, no model, a wrong setting, a bug, a record that found the time used up by the records
+before it) is raised so Lambda retries the event and finally hands it to the on-failure
+destination. A retry skips the records already done, so each one gets its turn at a whole timeout.
 """
 
 from __future__ import annotations
 
-import json
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,12 +23,13 @@ from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord, S3Object
+from supertonic_engine.errors import DeadlineExceeded
 from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
 
-from .errors import InvalidJson, error_manifest, is_input_fault, utc_now
+from .errors import error_manifest, is_input_fault, utc_now
 from .layout import KeyKind, ResultKeys
 from .rendering import Rendered, render, synthesis_budget_s
-from .request import TtsRequest, parse_request
+from .request import TtsRequest, parse_json, parse_request
 from .service import Service
 from .telemetry import logger
 
@@ -39,6 +41,11 @@ class Outcome:
     status: str  # done | failed | skipped
     reason: str | None = None
     manifest_key: str | None = None
+
+    @property
+    def rendered(self) -> bool:
+        """Whether this record went as far as rendering, and so spent the invocation's time."""
+        return self.status != "skipped"
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -63,11 +70,18 @@ class SourceObject:
 
 
 def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
-    outcomes = [render_record(service, record, request_id=request_id, context=context) for record in S3Event(event).records]
+    outcomes: list[Outcome] = []
+    for record in S3Event(event).records:
+        first = not any(outcome.rendered for outcome in outcomes)
+        outcomes.append(render_record(service, record, request_id=request_id, context=context, whole_time=first))
     return {"results": [outcome.to_dict() for outcome in outcomes]}
 
 
-def render_record(service: Service, record: S3EventRecord, *, request_id: str, context: Any) -> Outcome:
+def render_record(
+    service: Service, record: S3EventRecord, *, request_id: str, context: Any, whole_time: bool = True
+) -> Outcome:
+    """Render one record. ``whole_time``: no record before it in this invocation spent any time,
+    so a deadline it meets says the text is too long for the timeout, not that time ran short."""
     announced = record.s3.get_object
     # Notification keys are form-encoded: "my story.txt" arrives as "my+story.txt".
     bucket, key = record.s3.bucket.name, unquote_plus(announced.key)
@@ -90,16 +104,17 @@ def render_record(service: Service, record: S3EventRecord, *, request_id: str, c
             # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
             return _skip(bucket, key, error.code)
         except Exception as error:
-            if not is_input_fault(error):
+            if not is_input_fault(error) or (isinstance(error, DeadlineExceeded) and not whole_time):
                 raise
             return _fail(service, source, keys, error, request_id)
+        audio_key = keys.audio(rendered.extension, request_id)
         published = service.store.publish(
             keys.bucket,
-            audio_key=keys.audio(rendered.extension),
+            audio_key=audio_key,
             audio=audio_path,
             content_type=rendered.content_type,
             manifest_key=keys.manifest,
-            manifest=_done_manifest(rendered, source, keys, request_id),
+            manifest=_done_manifest(rendered, source, keys.bucket, audio_key, request_id),
         )
     if not published:
         return _skip(bucket, key, "already_done", keys.manifest)
@@ -154,23 +169,19 @@ def _fail(service: Service, source: SourceObject, keys: ResultKeys, error: Excep
 
 def _request_from(service: Service, text: TextObject) -> TtsRequest:
     """A ``.json`` object is a job in the ``POST /v1/tts`` shape; a ``.txt`` is the text, options in metadata."""
-    if text.info.key.lower().endswith(".json"):
-        try:
-            document = json.loads(text.text)
-        except json.JSONDecodeError as error:
-            raise InvalidJson(f"the job is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
-        return parse_request(document, voices=service.voices)
+    if text.info.key.endswith(".json"):
+        return parse_request(parse_json(text.text, "the job"), voices=service.voices)
     # S3 returns user metadata with lower-case keys (x-amz-meta-voice -> "voice").
     return parse_request({**text.info.metadata, "text": text.text}, voices=service.voices, from_strings=True)
 
 
-def _done_manifest(rendered: Rendered, source: SourceObject, keys: ResultKeys, request_id: str) -> dict[str, Any]:
+def _done_manifest(rendered: Rendered, source: SourceObject, bucket: str, audio_key: str, request_id: str) -> dict[str, Any]:
     return {
         "status": "done",
         "source": source.to_dict(),
         "audio": {
-            "bucket": keys.bucket,
-            "key": keys.audio(rendered.extension),
+            "bucket": bucket,
+            "key": audio_key,
             "content_type": rendered.content_type,
             "bytes": rendered.size_bytes,
         },

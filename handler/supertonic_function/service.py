@@ -1,9 +1,10 @@
 """What every event source needs, built once per container in the init phase.
 
-The engine (four ONNX sessions, voices) is loaded here, at import of ``app``, which is Lambda's
-init phase: it is not billed against a request's timeout and runs once per container. If the
-model cannot be loaded the error is kept instead of crashing init, so the function still answers
-``GET /health`` and every synthesis with a 503 that says what is wrong.
+The configuration is read and the engine (four ONNX sessions, voices) loaded here, at import of
+``app``, which is Lambda's init phase: it is not billed against a request's timeout and runs once
+per container. If either fails (a bad setting, a missing model) the error is kept instead of
+crashing init, so the function still answers ``GET /health`` and every request with a 503 that
+says what is wrong.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from functools import cached_property
 from pathlib import Path
 
 from supertonic_engine import Engine
-from supertonic_engine.errors import ModelError
+from supertonic_engine.errors import ConfigurationError, InvalidRequest, SupertonicError
 from supertonic_engine.storage import ObjectStore
 
 from . import __version__
-from .config import FunctionConfig
+from .config import ENV_INPUT_BUCKET, FunctionConfig
 from .errors import NotConfigured
 from .layout import Layout
 from .telemetry import logger
@@ -27,7 +28,7 @@ from .telemetry import logger
 @dataclass
 class Service:
     config: FunctionConfig
-    engine_or_error: Engine | ModelError
+    engine_or_error: Engine | SupertonicError
     init_ms: float = 0.0  # the whole init phase: imports, model load, warm-up, S3 client
     load_ms: float = 0.0  # of which: reading the model and building the four sessions
     warm_up_ms: float = 0.0  # of which: one short synthesis
@@ -41,26 +42,27 @@ class Service:
         *,
         started_at: float | None = None,
     ) -> "Service":
-        """Load the engine (model dir: argument, else ``SUPERTONIC_MODEL_DIR``) and time the init phase.
+        """Read the configuration (the argument, else the environment), load the engine (model dir:
+        argument, else ``SUPERTONIC_MODEL_DIR``) and time the init phase.
 
         ``started_at`` is a ``time.perf_counter()`` reading taken before the heavy imports, so
         ``init_ms`` covers them too, as Lambda's init duration does.
         """
         started = time.perf_counter() if started_at is None else started_at
-        config = config or FunctionConfig.from_env()
         load_started = time.perf_counter()
         warm_up_ms = 0.0
-        loaded: Engine | ModelError
+        loaded: Engine | SupertonicError
         try:
+            config = config or FunctionConfig.from_env()
             loaded = Engine.load(model_dir)
-            load_ms = (time.perf_counter() - load_started) * 1000.0
             if config.warm_up:
                 # The first ORT run allocates its arenas; pay that here, not in the first request.
                 warm_up_ms = loaded.warm_up()
-        except ModelError as error:
-            loaded = error
-            load_ms = (time.perf_counter() - load_started) * 1000.0
-            logger.error("model not loaded", extra={"error": error.to_dict()})
+        except SupertonicError as error:
+            config = config or FunctionConfig()  # no buckets, no CORS: nothing to serve but the error
+            loaded = _as_init_error(error)
+            logger.error("not ready to serve", extra={"error": loaded.to_dict()})
+        load_ms = (time.perf_counter() - load_started) * 1000.0 - warm_up_ms
         service = cls(config, loaded, load_ms=load_ms, warm_up_ms=warm_up_ms)
         if config.input_bucket or config.results_bucket:
             service.store  # noqa: B018 - build the S3 client now: init time is not a request's time
@@ -70,8 +72,8 @@ class Service:
 
     @property
     def engine(self) -> Engine:
-        """The loaded engine; raises the load error (a 503) when there is none."""
-        if isinstance(self.engine_or_error, ModelError):
+        """The loaded engine; raises the init error (a 503) when there is none."""
+        if isinstance(self.engine_or_error, SupertonicError):
             raise self.engine_or_error
         return self.engine_or_error
 
@@ -92,11 +94,11 @@ class Service:
 
     def input_bucket(self, feature: str) -> str:
         if self.config.input_bucket is None:
-            raise NotConfigured(f"{feature} needs the input bucket: set SUPERTONIC_INPUT_BUCKET")
+            raise NotConfigured(f"{feature} needs the input bucket: set {ENV_INPUT_BUCKET}")
         return self.config.input_bucket
 
     def init_report(self) -> dict[str, object]:
-        loaded = not isinstance(self.engine_or_error, ModelError)
+        loaded = not isinstance(self.engine_or_error, SupertonicError)
         report: dict[str, object] = {
             "version": __version__,
             "init_ms": round(self.init_ms, 1),
@@ -107,5 +109,13 @@ class Service:
         if loaded:
             report.update(model_kind=self.engine.model_kind, model_dir=str(self.engine.model_dir))
         else:
-            report["model_error"] = self.engine_or_error.to_dict()  # type: ignore[union-attr]
+            report["error"] = self.engine_or_error.to_dict()  # type: ignore[union-attr]
         return report
+
+
+def _as_init_error(error: SupertonicError) -> SupertonicError:
+    """At init there is no request yet, so a request-shaped error (a bad value the engine read
+    from its environment) is the deployment's fault: kept as a ConfigurationError, never a 4xx."""
+    if isinstance(error, InvalidRequest):
+        return ConfigurationError(error.message, field=error.field)
+    return error

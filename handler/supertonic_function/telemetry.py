@@ -16,11 +16,11 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging.utils import copy_config_to_registered_loggers
 from aws_lambda_powertools.metrics import MetricUnit
 
-from .config import FunctionConfig
+from .config import TelemetryNames
 
-_config = FunctionConfig.from_env()
-logger = Logger(service=_config.service_name)
-metrics = Metrics(service=_config.service_name, namespace=_config.metrics_namespace)
+_names = TelemetryNames.from_env()
+logger = Logger(service=_names.service)
+metrics = Metrics(service=_names.service, namespace=_names.metrics_namespace)
 copy_config_to_registered_loggers(source_logger=logger, include={"supertonic_engine"})
 
 
