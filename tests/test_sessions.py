@@ -130,3 +130,14 @@ def test_prepared_graphs_and_profiling_are_switched_from_the_environment():
 def test_without_prepared_graphs_the_stock_graphs_load(tiny_model_dir):
     sessions = load_sessions(load_assets(tiny_model_dir), SessionConfig(intra_op_threads=1))
     assert sessions.prepared == ()
+
+
+def test_the_four_sessions_share_one_arena_unless_told_otherwise(tiny_model_dir):
+    assert session_options(SessionConfig(), env={}).get_session_config_entry("session.use_env_allocators") == "1"
+    for config_ in (SessionConfig.from_env({"SUPERTONIC_SHARED_ARENA": "0"}), SessionConfig(cpu_mem_arena=False)):
+        with pytest.raises(RuntimeError, match="does not have configuration"):  # ORT's answer for an unset key
+            session_options(config_, env={}).get_session_config_entry("session.use_env_allocators")
+    from supertonic_engine import Engine
+
+    engine = Engine.load(tiny_model_dir, session_config=SessionConfig(intra_op_threads=1))
+    assert engine.synthesize("Shared.", steps=2, seed=0).duration_s > 0

@@ -6,6 +6,7 @@ else from the model directory.
 
 from __future__ import annotations
 
+import functools
 import logging
 import tempfile
 import time
@@ -79,7 +80,21 @@ def session_options(config: SessionConfig, env: Mapping[str, str] | None = None)
     if not config.prepacking:
         options.add_session_config_entry("session.disable_prepacking", "1")
     options.enable_profiling = config.profiling
+    if config.cpu_mem_arena and config.shared_arena and _share_one_arena():
+        options.add_session_config_entry("session.use_env_allocators", "1")
     return options
+
+
+@functools.cache
+def _share_one_arena() -> bool:
+    """Register one CPU arena in ONNX Runtime's process-wide environment, for sessions that opt in.
+
+    The four graphs run one after another, never at once, so one arena holding the largest graph's
+    peak serves them all, where four arenas would each keep their own peak.
+    """
+    memory = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT)
+    ort.create_and_register_allocator(memory, ort.OrtArenaCfg(0, -1, -1, -1))  # ORT's default arena settings
+    return True
 
 
 def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env: Mapping[str, str] | None = None) -> Sessions:
