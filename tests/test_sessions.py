@@ -11,7 +11,7 @@ import pytest
 from supertonic_engine import config
 from supertonic_engine.assets import load_assets
 from supertonic_engine.config import SessionConfig, usable_cpus
-from supertonic_engine.errors import InvalidParameter, ModelCorrupt
+from supertonic_engine.errors import ConfigurationError, ModelCorrupt
 from supertonic_engine.sessions import load_sessions, session_options
 
 
@@ -60,14 +60,14 @@ def test_arguments_win_over_the_environment():
     [("SUPERTONIC_CPU_MEM_ARENA", "maybe"), ("SUPERTONIC_INTRA_OP_THREADS", "two"), ("SUPERTONIC_DYNAMIC_BLOCK_BASE", "-1")],
 )
 def test_bad_environment_values_are_named(name, value):
-    with pytest.raises(InvalidParameter) as err:
+    with pytest.raises(ConfigurationError) as err:
         SessionConfig.from_env({name: value})
     assert err.value.field == name
 
 
 @pytest.mark.parametrize("name, value", [("SUPERTONIC_EXECUTION_MODE", "fast"), ("SUPERTONIC_GRAPH_OPTIMIZATION", "max")])
 def test_onnx_runtime_would_accept_these_silently_so_we_refuse_them(name, value):
-    with pytest.raises(InvalidParameter, match=name):
+    with pytest.raises(ConfigurationError, match=name):
         session_options(SessionConfig.from_env({name: value}))
 
 

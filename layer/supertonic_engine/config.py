@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from .errors import InvalidParameter
+from .errors import ConfigurationError
 
 # Model location and caches.
 ENV_MODEL_DIR = "SUPERTONIC_MODEL_DIR"
@@ -172,7 +172,7 @@ def _parse_bool(name: str, raw: str) -> bool:
         return True
     if value in ("0", "false", "no", "off"):
         return False
-    raise InvalidParameter(f"{name}={raw!r}: use 1 or 0", field=name)
+    raise ConfigurationError(f"{name}={raw!r}: use 1 or 0", field=name)
 
 
 def _env_int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
@@ -182,7 +182,7 @@ def _env_int(env: Mapping[str, str], name: str, default: int, minimum: int) -> i
     try:
         value = int(raw)
     except ValueError:
-        raise InvalidParameter(f"{name}={raw!r}: must be a whole number", field=name) from None
+        raise ConfigurationError(f"{name}={raw!r}: must be a whole number", field=name) from None
     if value < minimum:
-        raise InvalidParameter(f"{name}={raw!r}: must be at least {minimum}", field=name)
+        raise ConfigurationError(f"{name}={raw!r}: must be at least {minimum}", field=name)
     return value

@@ -19,7 +19,7 @@ import onnxruntime as ort
 from . import prepared
 from .assets import GRAPHS, ModelAssets
 from .config import SessionConfig
-from .errors import InvalidParameter, ModelCorrupt
+from .errors import ConfigurationError, ModelCorrupt
 
 logger = logging.getLogger(__name__)
 
@@ -53,14 +53,14 @@ def session_options(config: SessionConfig, env: Mapping[str, str] | None = None)
     try:
         mode = _EXECUTION_MODES[config.execution_mode]
     except KeyError:
-        raise InvalidParameter(
+        raise ConfigurationError(
             f"SUPERTONIC_EXECUTION_MODE={config.execution_mode!r}: use one of {', '.join(_EXECUTION_MODES)}",
             field="SUPERTONIC_EXECUTION_MODE",
         ) from None
     try:
         level = _OPTIMIZATION_LEVELS[config.graph_optimization]
     except KeyError:
-        raise InvalidParameter(
+        raise ConfigurationError(
             f"SUPERTONIC_GRAPH_OPTIMIZATION={config.graph_optimization!r}: use one of {', '.join(_OPTIMIZATION_LEVELS)}",
             field="SUPERTONIC_GRAPH_OPTIMIZATION",
         ) from None
