@@ -201,6 +201,15 @@ class Spawner:
         warm_page_cache(model_dir)
 
 
+    def cpu_share(self) -> float:
+        """The fraction of ``threads`` cores the profile's CPU quota grants (1 without a profile):
+        the GEMM rate is measured outside the limits, the floor must be that of the workers."""
+        if not self.profile:
+            return 1.0
+        from .limits import resolve_profile
+
+        return min(1.0, resolve_profile(self.profile).cpus / self.threads)
+
     def start(self, side: Side, extra_env: dict[str, str] | None = None) -> Worker:
         argv = [sys.executable, "-m", "supertonic_harness.bench_worker", "--side", side.kind,
                 "--model", str(self.model_dir), "--threads", str(self.threads)]
@@ -240,7 +249,7 @@ def build_cases(suite: str) -> list[Case]:
 def run_bench(spawner: Spawner, sides: list[Side], suite: str, runs: int | None, *, ort_profile: bool = False) -> dict:
     cases = build_cases(suite)
     runs = runs or SUITES[suite][4]
-    gemm = measure_gemm_gflops(spawner.threads)
+    gemm = measure_gemm_gflops(spawner.threads) * spawner.cpu_share()
     workers = {side.label: spawner.start(side) for side in sides}
     reference = "official" if "official" in workers else sides[0].label
     with tempfile.TemporaryDirectory(prefix="supertonic-bench-") as scratch:

@@ -32,7 +32,8 @@ def _heading(report: dict) -> str:
     if report.get("limits"):
         text += f"\nlimits: {report['limits']['profile']} via {report['limits']['mode']}"
     if report.get("gemm_gflops") == report.get("gemm_gflops"):  # not NaN
-        text += f"\nfp32 GEMM rate {report['gemm_gflops']:.1f} GFLOP/s (best of short windows), {report['runs']} runs per case"
+        share = " (scaled to the profile's CPU quota)" if report.get("limits") else ""
+        text += f"\nfp32 GEMM rate {report['gemm_gflops']:.1f} GFLOP/s{share} (best of short windows), {report['runs']} runs per case"
     return text
 
 
