@@ -9,29 +9,36 @@
 # rejects ("image manifest ... media type is not supported").
 #
 # Layers go from least to most often changed, so a code edit rebuilds only the last two:
-#   dependencies -> model (~400 MB, its own layer so its chunks stay cached) -> layer/ -> handler/
+#   dependencies -> model (~400 MB, its own layer so its chunks stay cached) -> prepared graphs
+#   -> layer/ -> handler/
 # Lambda runs the image on a read-only filesystem with only /tmp writable, as a non-root user:
 # bytecode is compiled at build time, every file is world-readable, HOME and TMPDIR point at /tmp.
 
 ARG PYTHON_IMAGE=python:3.12-slim-bookworm
 
-# The dependency list is read from pyproject.toml, its one home. Only the extracted list reaches
-# the final image, so a version bump elsewhere in pyproject.toml does not reinstall everything.
+# The dependency lists are read from pyproject.toml, their one home: the runtime's, and the build
+# tools the graph preparation needs (onnx). Only the extracted lists reach later stages, so a
+# version bump elsewhere in pyproject.toml does not reinstall everything.
 FROM ${PYTHON_IMAGE} AS requirements
 COPY pyproject.toml /build/pyproject.toml
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('/build/pyproject.toml', 'rb'))['project']['dependencies']))" \
-        > /build/requirements.txt
+RUN python -c "import tomllib; p = tomllib.load(open('/build/pyproject.toml', 'rb'))['project']; \
+print('\n'.join(p['dependencies']), file=open('/build/requirements.txt', 'w')); \
+print('\n'.join(p['optional-dependencies']['tools']), file=open('/build/build-tools.txt', 'w'))"
 
 # The model directory in the official layout (onnx/*.onnx, onnx/tts.json, onnx/unicode_indexer.json,
-# voice_styles/*.json), made world-readable here so the final COPY carries the right modes.
+# voice_styles/*.json), made world-readable here so the final COPY carries the right modes. Graphs
+# prepared on the build host are dropped: they are made again below by the image's own runtime.
 FROM ${PYTHON_IMAGE} AS model
 COPY model/ /opt/model/
 RUN test -f /opt/model/onnx/tts.json || { \
         echo "model/ has no onnx/tts.json: run './dev supertonic-lambda fetch-model --out model' first" >&2; exit 1; } \
+    && rm -rf /opt/model/prepared \
     && chmod -R a+rX /opt/model
 
+# What the image runs on. The graph preparation below builds on this same stage, so the prepared
+# graphs are made by the exact ONNX Runtime that loads them (their manifest names its version).
 # Debian bookworm has glibc 2.36; onnxruntime >= 1.17 ships manylinux_2_28 wheels only.
-FROM ${PYTHON_IMAGE}
+FROM ${PYTHON_IMAGE} AS runtime
 # The same emulator release that aws-sam-cli 1.170.0 vendors, which ./dev extracts for the harness.
 ARG RIE_VERSION=v1.37
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -54,8 +61,28 @@ RUN useradd --system --uid 10001 --home-dir /tmp --no-create-home --shell /usr/s
 COPY --from=requirements /build/requirements.txt /opt/requirements.txt
 RUN pip install --requirement /opt/requirements.txt
 
-# 2. The model.
+# Prepared graphs (pointwise convolutions as MatMul, one guidance half where both agree, optimized,
+# weights pre-packed and page-aligned): cold start skips the optimizer and the weights stay in page
+# cache. Each graph is checked against its source (max abs diff <= 1e-4) or the build stops; build
+# with --build-arg PREPARE_GRAPHS=0 to ship the stock graphs only. This stage reruns when the model
+# or layer/ changes, not when handler/ does.
+FROM runtime AS prepared
+ARG PREPARE_GRAPHS=1
+COPY --from=requirements /build/build-tools.txt /opt/build-tools.txt
+RUN pip install --requirement /opt/build-tools.txt
 COPY --from=model /opt/model /opt/model
+COPY layer/ /opt/python/
+RUN if [ "$PREPARE_GRAPHS" = 1 ]; then \
+        python -m supertonic_engine.optimize /opt/model --out /opt/prepared || { \
+            echo "preparing the graphs failed (above); --build-arg PREPARE_GRAPHS=0 ships the stock graphs only" >&2; exit 1; }; \
+    fi \
+    && mkdir -p /opt/prepared && chmod -R a+rX /opt/prepared
+
+FROM runtime
+
+# 2. The model, and its prepared graphs where the engine looks for them (MODEL_DIR/prepared).
+COPY --from=model /opt/model /opt/model
+COPY --from=prepared /opt/prepared /opt/model/prepared
 
 # 3. The engine, where a zip deployment's layer would put it (/opt/python).
 COPY layer/ /opt/python/

@@ -52,9 +52,20 @@ def stages() -> list[list[Instruction]]:
     return groups
 
 
+def _named(stages: list[list[Instruction]]) -> dict[str, list[Instruction]]:
+    return {s[0].arguments.split()[-1]: s for s in stages if s and " AS " in s[0].arguments.upper()}
+
+
+def _with_bases(stage: list[Instruction], stages: list[list[Instruction]]) -> list[Instruction]:
+    """A stage's instructions after those of the stages it is built FROM, as the image holds them."""
+    base = stage[0].arguments.split()[0]
+    named = _named(stages)
+    return _with_bases(named[base], stages) + stage if base in named else stage
+
+
 @pytest.fixture(scope="module")
 def image(stages: list[list[Instruction]]) -> list[Instruction]:
-    return stages[-1]
+    return _with_bases(stages[-1], stages)
 
 
 def _args(stages: list[list[Instruction]]) -> dict[str, str]:
@@ -124,6 +135,19 @@ def test_entry_script_picks_the_emulator_or_the_runtime_api() -> None:
         ["/usr/local/bin/aws-lambda-rie", "/usr/local/bin/python", "-m", "awslambdaric", "$@"],
         ["/usr/local/bin/python", "-m", "awslambdaric", "$@"],
     ]
+
+
+def test_graphs_are_prepared_by_the_runtime_that_loads_them(stages: list[list[Instruction]], image: list[Instruction]) -> None:
+    named = _named(stages)
+    prepared, runtime = named["prepared"], named["runtime"]
+    # Built on the image's own dependency stage: the same ONNX Runtime writes and reads them.
+    assert prepared[0].arguments.split()[0] == "runtime" and stages[-1][0].arguments.split()[0] == "runtime"
+    assert any(i.keyword.upper() == "RUN" and "pip install" in i.arguments for i in runtime)
+    run = " ".join(i.arguments for i in prepared if i.keyword.upper() == "RUN")
+    assert "python -m supertonic_engine.optimize /opt/model --out /opt/prepared" in run
+    model = _index(image, "COPY", r"^--from=model /opt/model /opt/model$")
+    copied = _index(image, "COPY", r"^--from=prepared /opt/prepared /opt/model/prepared$")
+    assert model < copied < _index(image, "COPY", r"^layer/ /opt/python/")
 
 
 def test_model_stage_checks_and_fixes_the_model(stages: list[list[Instruction]]) -> None:

@@ -186,12 +186,9 @@ def test_a_prepared_graph_that_disagrees_with_its_source_is_refused(model_copy, 
 
 
 def test_prepare_model_command_writes_where_it_is_told(model_copy, tmp_path, capsys):
-    import argparse
+    from supertonic_harness.cli import main
 
-    parser = argparse.ArgumentParser()
-    prepared.register(parser.add_subparsers())
-    args = parser.parse_args(["prepare-model", "--model", str(model_copy), "--out", str(tmp_path / "out")])
-    assert args.func(args) == 0
+    assert main(["prepare-model", "--model", str(model_copy), "--out", str(tmp_path / "out")]) == 0
     assert "vector_estimator: 28 pointwise pairs as MatMul" in capsys.readouterr().out
     assert json.loads((tmp_path / "out" / prepared.MANIFEST).read_text())["graphs"].keys() == set(GRAPHS)
 

@@ -1,4 +1,4 @@
-"""Engine subcommands of ``supertonic-lambda``: synthesize, normalize, make-model, fetch-model."""
+"""Engine subcommands of ``supertonic-lambda``: synthesize, normalize, make-model, fetch-model, prepare-model."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from . import audio
+from . import audio, prepared
 from .assets import load_assets
 from .synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, SynthesisOptions, TextPreparer, locate_model
 
@@ -49,6 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--revision", default=None, help="model hub revision (default: the pinned one)")
     p.set_defaults(func=_fetch_model)
+
+    prepared.register(subparsers)
 
 
 def _model_argument(p: argparse.ArgumentParser) -> None:

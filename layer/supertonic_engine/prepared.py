@@ -155,8 +155,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def prepare_command(args: argparse.Namespace) -> int:
     from .assets import resolve_model_dir
-    from .errors import ModelMissing
-    from .optimize import prepare_model  # needs the onnx package: a build-time tool
+    from .errors import ConfigurationError, ModelMissing
+
+    try:
+        from .optimize import prepare_model  # needs the onnx package: a build-time tool
+    except ModuleNotFoundError as missing:
+        raise ConfigurationError(f"prepare-model needs {missing.name}: pip install 'supertonic-lambda[tools]' (./dev installs it)") from None
 
     model_dir = resolve_model_dir(args.model)
     if model_dir is None:
