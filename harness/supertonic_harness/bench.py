@@ -96,6 +96,8 @@ def run_command(args: argparse.Namespace) -> int:
 
     model_dir = Path(ensure_standin(args.model)) if args.model in ("tiny", "full") else Path(args.model)
     if args.prepare:
+        from supertonic_engine.prepared import ensure_prepared
+
         ensure_prepared(model_dir)
     ours = [Side("ours", "ours")] + [parse_variant(v) for v in args.variant]
     with ExitStack() as stack:
@@ -115,20 +117,6 @@ def run_command(args: argparse.Namespace) -> int:
         draw_chart(report, Path(args.png))
         print(f"wrote {args.png}")
     return 0
-
-
-def ensure_prepared(model_dir: Path) -> None:
-    """Make the prepared graphs the image would ship, unless matching ones are there already."""
-    from supertonic_engine import prepared
-    from supertonic_engine.assets import GRAPHS
-
-    sources = {name: model_dir / "onnx" / f"{name}.onnx" for name in GRAPHS}
-    if len(prepared.find_prepared(sources, prepared.prepared_dir(model_dir))) == len(GRAPHS):
-        return
-    from supertonic_engine.optimize import prepare_model
-
-    print(f"preparing the graphs of {model_dir} (as the image build does)", file=sys.stderr)
-    prepare_model(model_dir)
 
 
 def parse_variant(spec: str) -> Side:

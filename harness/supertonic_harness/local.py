@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from supertonic_engine.config import ENV_MODEL_DIR
+from supertonic_engine.prepared import has_prepared
 
 from .limits import MODES, PROFILES, Limits, Profile, open_limits, resolve_profile
 from .rie import DEFAULT_HANDLER, REPO_ROOT, FunctionSpec
@@ -57,9 +58,13 @@ def resolve_model(choice: str | None) -> tuple[Path | None, str]:
         explicit = os.environ.get(ENV_MODEL_DIR)
         return (Path(explicit), "directory") if explicit else (None, "function default")
     if choice in STANDIN_SIZES:
+        from supertonic_engine.prepared import ensure_prepared  # needs onnx: imported only here
         from supertonic_engine.standin import ensure_standin
 
-        return ensure_standin(choice), f"stand-in ({choice})"
+        # With the prepared graphs the image build adds, so memory and speed are the image's.
+        model_dir = ensure_standin(choice)
+        ensure_prepared(model_dir)
+        return model_dir, f"stand-in ({choice})"
     path = Path(choice).expanduser()
     if not path.is_dir():
         raise FileNotFoundError(f"--model {choice}: not tiny, full, or an existing model directory")
@@ -127,6 +132,9 @@ def start_local_function(
     model_dir, model_kind = resolve_model(args.model)
     if model_dir is not None:
         environment[ENV_MODEL_DIR] = str(model_dir)
+        if not has_prepared(model_dir):
+            notes.append(f"{model_dir} has no prepared graphs matching it: the function loads the stock graphs "
+                         f"(more memory, slower) where the image would not; `supertonic-lambda prepare-model --model {model_dir}`")
     elif ENV_MODEL_DIR in environment and not Path(environment[ENV_MODEL_DIR]).is_dir():
         # The template names the image's model path (/opt/model), which this machine lacks.
         notes.append(f"template's {ENV_MODEL_DIR}={environment.pop(ENV_MODEL_DIR)} is not here; "
@@ -146,8 +154,35 @@ def start_local_function(
             environment=environment,
         )
         limits = stack.enter_context(open_limits(profile_from_args(args), args.limit_mode))
+        if model_dir is not None and limits.mode.startswith("cgroup"):
+            evicted = evict_from_page_cache(model_dir)
+            notes.append(f"dropped {evicted / 2**20:.0f} MB of model files from the page cache: the function's "
+                         "cgroup is charged for reading them, as a new Lambda container reads its image")
         sandbox = stack.enter_context(Sandbox(function, limits, rie_port=rie_port, echo=echo))
     except BaseException:
         stack.close()
         raise
     return LocalFunction(sandbox, limits, s3, triggers, model_dir, model_kind, notes, stack)
+
+
+def evict_from_page_cache(directory: Path) -> int:
+    """Advise the kernel to drop ``directory``'s cached file pages; returns the bytes advised.
+
+    A cgroup is charged for the page cache its own processes bring in, not for pages an earlier
+    process already cached. Without this, weights cached by a previous run (or by generating the
+    model) would be missing from the function's cgroup peak.
+    """
+    advised = 0
+    for path in directory.rglob("*"):
+        if not path.is_file():
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            advised += os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+    return advised

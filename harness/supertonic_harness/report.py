@@ -147,6 +147,7 @@ def header(report: Report) -> str:
         f"model {report.model['kind']}{' at ' + report.model['dir'] if report.model.get('dir') else ''}{said}; "
         f"budget judged on {BUDGET_JUDGED_ON} <= {report.budget['memory_mb']} MB"
         + (f", RTF <= {report.budget['max_rtf']:g}" if report.budget.get("max_rtf") else "")
+        + "".join(f"\nnote: {note}" for note in report.function.get("notes", []))
     )
 
 

@@ -145,6 +145,29 @@ def find_prepared(sources: Mapping[str, Path], directory: Path) -> dict[str, Pat
     return found
 
 
+def graph_sources(model_dir: Path) -> dict[str, Path]:
+    from .assets import GRAPHS
+
+    return {name: model_dir / "onnx" / f"{name}.onnx" for name in GRAPHS}
+
+
+def has_prepared(model_dir: Path) -> bool:
+    """True when every graph of ``model_dir`` has a prepared copy that matches it."""
+    sources = graph_sources(model_dir)
+    return len(find_prepared(sources, prepared_dir(model_dir))) == len(sources)
+
+
+def ensure_prepared(model_dir: Path) -> bool:
+    """Write the prepared graphs the image would ship, unless matching ones are there; True if written."""
+    if has_prepared(model_dir):
+        return False
+    from .optimize import prepare_model  # needs the onnx package: a build-time tool
+
+    logger.warning("preparing the graphs of %s (as the image build does; once)", model_dir)
+    prepare_model(model_dir)
+    return True
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """``supertonic-lambda prepare-model``: the image build step, also for local model directories."""
     p = subparsers.add_parser("prepare-model", help="write prepared graphs (MatMul rewrite, optimized, pre-packed) for a model")
