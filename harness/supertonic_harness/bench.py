@@ -31,6 +31,7 @@ import numpy as np
 
 from .bench_floor import FlopModel, measure_gemm_gflops
 from .bench_report import draw_chart, format_table
+from .report import Progress
 from .texts import SHORT_TEXTS, long_text
 
 SUITES = {
@@ -241,7 +242,7 @@ def run_bench(spawner: Spawner, sides: list[Side], suite: str, runs: int | None,
     workers = {side.label: spawner.start(side) for side in sides}
     reference = "official" if "official" in workers else sides[0].label
     with tempfile.TemporaryDirectory(prefix="supertonic-bench-") as scratch:
-        total, done = len(cases) * runs, 0
+        progress, done = Progress(len(cases) * runs), 0
         for case in cases:
             for run in range(runs):
                 for label, worker in workers.items():  # A B A B: same seed, same text, one after the other
@@ -251,8 +252,8 @@ def run_bench(spawner: Spawner, sides: list[Side], suite: str, runs: int | None,
                 if run == 0:
                     case.max_abs_diff = compare_audio(Path(scratch), list(workers), reference)
                 done += 1
-                print(f"\r{done}/{total} {case.label}", end="", file=sys.stderr, flush=True)
-        print(file=sys.stderr)
+                progress.update(done, case.label)
+        progress.close()
     flops = FlopModel(spawner.model_dir)
     report = {
         **context(spawner, runs, gemm),
@@ -377,12 +378,12 @@ def run_soak(spawner: Spawner, sides: list[Side], requests: int, steps: int) -> 
     out = {**context(spawner, 1, float("nan")), "mode": "soak", "steps": steps, "requests": requests, "soak": {}}
     for side in sides:
         worker = spawner.start(side)
-        rss = []
+        rss, progress = [], Progress(requests)
         for i in range(requests):
             lang, text = texts[i % len(texts)]
             rss.append(worker.request(text=text, lang=lang, voice=VOICE, steps=steps, seed=i)["rss_after_mb"])
-            print(f"\r{side.label}: {i + 1}/{requests}", end="", file=sys.stderr, flush=True)
-        print(file=sys.stderr)
+            progress.update(i + 1, side.label)
+        progress.close()
         window = max(1, requests // 10)
         settled = statistics.median(rss[window: 2 * window] or rss)  # after the first tenth: arenas have grown
         final = statistics.median(rss[-window:])
