@@ -8,22 +8,22 @@
 # --provenance=false: BuildKit's attestations turn the image into an OCI index, which Lambda
 # rejects ("image manifest ... media type is not supported").
 #
-# Layers go from least to most often changed, so a code edit rebuilds only the last two:
-#   dependencies -> model (~400 MB, its own layer so its chunks stay cached) -> prepared graphs
-#   -> layer/ -> handler/
+# Layers go from least to most often changed: dependencies -> model (~400 MB, its own layer so its
+# chunks stay cached) -> prepared graphs -> layer/ -> handler/. A handler/ edit rebuilds only the
+# last layer; a layer/ edit also prepares the graphs again (a minute or two for the real model).
 # Lambda runs the image on a read-only filesystem with only /tmp writable, as a non-root user:
 # bytecode is compiled at build time, every file is world-readable, HOME and TMPDIR point at /tmp.
 
 ARG PYTHON_IMAGE=python:3.12-slim-bookworm
 
-# The dependency lists are read from pyproject.toml, their one home: the runtime's, and the build
-# tools the graph preparation needs (onnx). Only the extracted lists reach later stages, so a
+# The dependency lists are read from pyproject.toml, their one home: the runtime's, and what the
+# graph preparation adds (the [prepare] extra: onnx). Only the extracted lists reach later stages, so a
 # version bump elsewhere in pyproject.toml does not reinstall everything.
 FROM ${PYTHON_IMAGE} AS requirements
 COPY pyproject.toml /build/pyproject.toml
 RUN python -c "import tomllib; p = tomllib.load(open('/build/pyproject.toml', 'rb'))['project']; \
 print('\n'.join(p['dependencies']), file=open('/build/requirements.txt', 'w')); \
-print('\n'.join(p['optional-dependencies']['tools']), file=open('/build/build-tools.txt', 'w'))"
+print('\n'.join(p['optional-dependencies']['prepare']), file=open('/build/build-tools.txt', 'w'))"
 
 # The model directory in the official layout (onnx/*.onnx, onnx/tts.json, onnx/unicode_indexer.json,
 # voice_styles/*.json), made world-readable here so the final COPY carries the right modes. Graphs

@@ -144,6 +144,8 @@ def test_graphs_are_prepared_by_the_runtime_that_loads_them(stages: list[list[In
     assert prepared[0].arguments.split()[0] == "runtime" and stages[-1][0].arguments.split()[0] == "runtime"
     assert any(i.keyword.upper() == "RUN" and "pip install" in i.arguments for i in runtime)
     run = " ".join(i.arguments for i in prepared if i.keyword.upper() == "RUN")
+    assert "pip install --requirement /opt/build-tools.txt" in run  # onnx, from the [prepare] extra
+    assert "['optional-dependencies']['prepare']" in next(i.arguments for i in named["requirements"] if i.keyword.upper() == "RUN")
     assert "python -m supertonic_engine.optimize /opt/model --out /opt/prepared" in run
     model = _index(image, "COPY", r"^--from=model /opt/model /opt/model$")
     copied = _index(image, "COPY", r"^--from=prepared /opt/prepared /opt/model/prepared$")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
@@ -128,10 +127,8 @@ def test_prepared_graphs_and_profiling_are_switched_from_the_environment():
     assert session_options(SessionConfig(), env={}).enable_profiling is False
 
 
-def test_without_prepared_graphs_the_stock_graphs_load(tiny_model_dir, tmp_path):
-    # A copy without them: the shared stand-in has prepared graphs once emulate/replay ran on it.
-    bare = shutil.copytree(tiny_model_dir, tmp_path / "model", ignore=shutil.ignore_patterns("prepared"))
-    sessions = load_sessions(load_assets(bare), SessionConfig(intra_op_threads=1))
+def test_without_prepared_graphs_the_stock_graphs_load(tiny_model_dir):
+    sessions = load_sessions(load_assets(tiny_model_dir), SessionConfig(intra_op_threads=1))
     assert sessions.prepared == ()
 
 

@@ -155,9 +155,9 @@ def start_local_function(
         )
         limits = stack.enter_context(open_limits(profile_from_args(args), args.limit_mode))
         if model_dir is not None and limits.mode.startswith("cgroup"):
-            evicted = evict_from_page_cache(model_dir)
-            notes.append(f"dropped {evicted / 2**20:.0f} MB of model files from the page cache: the function's "
-                         "cgroup is charged for reading them, as a new Lambda container reads its image")
+            advised = evict_from_page_cache(model_dir)
+            notes.append(f"asked the kernel to drop the model's {advised / 2**20:.0f} MB of files from the page cache: "
+                         "the function's cgroup is charged for reading them, as a new Lambda container reads its image")
         sandbox = stack.enter_context(Sandbox(function, limits, rie_port=rie_port, echo=echo))
     except BaseException:
         stack.close()
@@ -170,7 +170,9 @@ def evict_from_page_cache(directory: Path) -> int:
 
     A cgroup is charged for the page cache its own processes bring in, not for pages an earlier
     process already cached. Without this, weights cached by a previous run (or by generating the
-    model) would be missing from the function's cgroup peak.
+    model) would be missing from the function's cgroup peak. Pages still dirty (a model just
+    written) are flushed first, since only clean ones can be dropped; tmpfs pages and pages another
+    process maps stay, which is why this is advice.
     """
     advised = 0
     for path in directory.rglob("*"):
@@ -181,6 +183,7 @@ def evict_from_page_cache(directory: Path) -> int:
         except OSError:
             continue
         try:
+            os.fdatasync(fd)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             advised += os.fstat(fd).st_size
         finally:

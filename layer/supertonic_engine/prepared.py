@@ -183,7 +183,7 @@ def prepare_command(args: argparse.Namespace) -> int:
     try:
         from .optimize import prepare_model  # needs the onnx package: a build-time tool
     except ModuleNotFoundError as missing:
-        raise ConfigurationError(f"prepare-model needs {missing.name}: pip install 'supertonic-lambda[tools]' (./dev installs it)") from None
+        raise ConfigurationError(f"prepare-model needs {missing.name}: pip install 'supertonic-lambda[prepare]' (./dev installs it)") from None
 
     model_dir = resolve_model_dir(args.model)
     if model_dir is None:
