@@ -378,3 +378,28 @@ def test_nothing_is_left_in_tmp(app: Any, s3: Any, tmp_path: Path, monkeypatch: 
     for path in event_files():
         app.lambda_handler(load_event(path, s3), LambdaContext())
     assert list(scratch.iterdir()) == []
+
+
+# --- any text at all -------------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+# Every code point class: controls, combining marks, emoji, Hangul, CJK, private use, lone surrogates.
+ANY_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=400)
+# What people type: words, numbers, dates, times, money, tags, emoji, odd spacing and punctuation.
+TYPED_PIECES = [*"aZ 09.,!?%:/$-'\"()\n\t원년월일시개가한국어😀…「」", "<laugh>", "</laugh>", "<breath>", "<ko>", "API",
+                "10:30", "2026년 8월 24일", "15,000원", "$3.50", "3개", "010-1234-5678", "https://example.com"]
+TYPED_TEXT = st.lists(st.sampled_from(TYPED_PIECES), max_size=80).map("".join)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.one_of(ANY_TEXT, TYPED_TEXT), lang=st.sampled_from(["en", "ko", "ja", "na"]), normalize=st.booleans())
+def test_any_text_is_audio_or_a_4xx_that_names_the_field(app, text, lang, normalize):
+    answer = _call(app, _post({"text": text, "lang": lang, "steps": 1, "normalize": normalize}))
+    if answer.status == 200:
+        assert audio_info(answer.body).samplerate == 44100
+        return
+    assert answer.status in (400, 413, 422), (answer.status, answer.body[:300])
+    error = answer.json()["error"]
+    assert error["field"] == "text" and error["code"] and error["message"]
