@@ -10,8 +10,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-GRAPH_NAMES = ("duration_predictor", "text_encoder", "vector_estimator", "vocoder")
+from supertonic_engine.assets import graph_files
 
 
 class FlopModel:
@@ -31,8 +30,8 @@ class FlopModel:
 
         self.coefficients = {}
         design = np.array([self._terms(t, l) for t, l in self.POINTS], dtype=np.float64)
-        for name in GRAPH_NAMES:
-            graph = onnx.load(str(model_dir / "onnx" / f"{name}.onnx"))  # parsed once, counted six times
+        for name, path in graph_files(model_dir).items():
+            graph = onnx.load(str(path))  # parsed once, counted six times
             values = np.array([graph_flops(graph, t, l) for t, l in self.POINTS], dtype=np.float64)
             self.coefficients[name] = np.linalg.solve(design, values)
 

@@ -23,6 +23,11 @@ from .standin.marker import is_standin
 logger = logging.getLogger(__name__)
 
 GRAPHS = ("duration_predictor", "text_encoder", "vector_estimator", "vocoder")
+
+
+def graph_files(model_dir: Path) -> dict[str, Path]:
+    """Where the official layout keeps each graph: ``<model>/onnx/<name>.onnx``."""
+    return {name: model_dir / "onnx" / f"{name}.onnx" for name in GRAPHS}
 CONFIG_FILE = "onnx/tts.json"
 INDEXER_FILE = "onnx/unicode_indexer.json"
 VOICES_DIR = "voice_styles"
@@ -70,7 +75,7 @@ class ModelAssets:
         return int(self.tts_config["ttl"]["latent_dim"]) * int(self.tts_config["ttl"]["chunk_compress_factor"])
 
     def graph_path(self, name: str) -> Path:
-        return self.root / "onnx" / f"{name}.onnx"
+        return graph_files(self.root)[name]
 
     @cached_property
     def indexer(self) -> np.ndarray:
@@ -110,16 +115,17 @@ def load_assets(model_dir: str | os.PathLike[str]) -> ModelAssets:
     root = Path(model_dir).expanduser()
     if not root.is_dir():
         raise ModelMissing(f"model directory {root} does not exist. {_FIX}")
-    missing = [f"onnx/{g}.onnx" for g in GRAPHS if not (root / "onnx" / f"{g}.onnx").is_file()]
+    graphs = graph_files(root)
+    missing = [str(path.relative_to(root)) for path in graphs.values() if not path.is_file()]
     missing += [name for name in (CONFIG_FILE, INDEXER_FILE) if not (root / name).is_file()]
     voice_paths = {p.stem: p for p in sorted((root / VOICES_DIR).glob("*.json"))}
     if not voice_paths:
         missing.append(f"{VOICES_DIR}/*.json")
     if missing:
         raise ModelMissing(f"model directory {root} lacks {', '.join(missing)}. {_FIX}")
-    for g in GRAPHS:
-        if (root / "onnx" / f"{g}.onnx").stat().st_size == 0:
-            raise ModelCorrupt(f"{root / 'onnx' / g}.onnx is empty. {_FIX}")
+    for path in graphs.values():
+        if path.stat().st_size == 0:
+            raise ModelCorrupt(f"{path} is empty. {_FIX}")
 
     tts_config = _read_json(root / CONFIG_FILE)
     try:

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlparse
 
-from .assets import load_assets
+from .assets import graph_files, load_assets
 from .errors import FetchFailed, InvalidParameter
 
 logger = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ def _swap_into_place(staging: Path, out: Path) -> None:
 def verify_graphs(model_dir: Path) -> None:
     """Compare each graph with the published size and hash of the pinned revision."""
     for name, (size, head, tail) in KNOWN_GRAPHS.items():
-        path = model_dir / "onnx" / f"{name}.onnx"
+        path = graph_files(model_dir)[name]
         actual = path.stat().st_size
         if actual != size:
             raise FetchFailed(f"{path} is {actual} bytes, expected {size}: the download is incomplete; run fetch-model again")

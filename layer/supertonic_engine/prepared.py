@@ -145,15 +145,11 @@ def find_prepared(sources: Mapping[str, Path], directory: Path) -> dict[str, Pat
     return found
 
 
-def graph_sources(model_dir: Path) -> dict[str, Path]:
-    from .assets import GRAPHS
-
-    return {name: model_dir / "onnx" / f"{name}.onnx" for name in GRAPHS}
-
-
 def has_prepared(model_dir: Path) -> bool:
     """True when every graph of ``model_dir`` has a prepared copy that matches it."""
-    sources = graph_sources(model_dir)
+    from .assets import graph_files
+
+    sources = graph_files(model_dir)
     return len(find_prepared(sources, prepared_dir(model_dir))) == len(sources)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import onnxruntime as ort
 
 from . import prepared
-from .assets import GRAPHS, ModelAssets
+from .assets import ModelAssets, graph_files
 from .config import SessionConfig
 from .errors import ConfigurationError, ModelCorrupt
 
@@ -102,7 +102,7 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
     config = config or SessionConfig.from_env(env)
     options = session_options(config, env)
     started = time.perf_counter()
-    sources = {name: assets.graph_path(name) for name in GRAPHS}
+    sources = graph_files(assets.root)
     copies = prepared.find_prepared(sources, prepared.prepared_dir(assets.root, env)) if config.prepared else {}
     built = {}
     for name, source in sources.items():
