@@ -58,6 +58,32 @@ def test_timeout_then_a_fresh_cold_start(limits):
     assert after.result()["pid"] != warm_up.result()["pid"]
 
 
+def test_the_init_is_not_counted_against_the_first_invokes_timeout(limits):
+    # As on Lambda: an on-demand init runs before the invoke, whose timeout starts at the hand-over.
+    # RIE alone would hand this first invoke 3 s minus the init.
+    init_s, timeout_s = 2.5, 3
+    with Sandbox(sample_function("remaining", timeout_s=timeout_s, SAMPLE_INIT_SECONDS=str(init_s)), limits) as box:
+        first = box.invoke({})
+        second = box.invoke({})
+    assert first.outcome is second.outcome is Outcome.SUCCESS
+    assert first.cold_start and first.init_ms >= init_s * 1000
+    # What the handler saw left is its timeout less the time it took to reach the handler.
+    assert first.result()["remaining_ms"] > timeout_s * 1000 - (first.wall_ms - first.init_ms)
+    assert second.result()["remaining_ms"] > timeout_s * 1000 - second.wall_ms
+
+
+def test_a_slow_init_still_times_out_the_invoke_that_runs_too_long(limits):
+    init_s, timeout_s = 1.5, 2
+    with Sandbox(sample_function("sleep", timeout_s=timeout_s, SAMPLE_INIT_SECONDS=str(init_s)), limits) as box:
+        timed_out = box.invoke({"seconds": 30})
+    assert timed_out.outcome is Outcome.TIMEOUT
+    assert timed_out.body == b"Task timed out after 2.00 seconds"
+    # Killed at the timeout after the hand-over: the wall time is the init plus the timeout, no more
+    # than the process spawn and the kill's round trip on top.
+    assert timed_out.wall_ms >= (init_s + timeout_s) * 1000
+    assert timed_out.wall_ms < timed_out.init_ms + timeout_s * 1000 + 10_000
+
+
 def test_oversized_response_is_too_large_and_resets_the_sandbox(limits):
     with Sandbox(sample_function("oversized"), limits) as box:
         first = box.invoke({"bytes": 7_000_000})

@@ -59,7 +59,7 @@ def classify(raw: RawInvocation, *, oom_killed: bool) -> Classification:
         return Classification(Outcome.OOM, "Runtime.OutOfMemory", f"killed at the memory limit{said}")
     if error_type == TOO_LARGE_TYPE:
         return Classification(Outcome.TOO_LARGE, error_type, error_message)
-    if raw.log.reset_reason == "Timeout" or raw.body.startswith(TIMEOUT_PREFIX):
+    if raw.timed_out or raw.log.reset_reason == "Timeout" or raw.body.startswith(TIMEOUT_PREFIX):
         return Classification(Outcome.TIMEOUT, "Sandbox.Timedout", raw.body.decode("utf-8", "replace").strip())
     if raw.status != 200:
         return Classification(Outcome.FUNCTION_ERROR, error_type or f"HTTP {raw.status}", error_message)

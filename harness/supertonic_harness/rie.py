@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import IO
 
 from .measure import descendants
+from .runtime_proxy import INIT_ALLOWANCE_S, RuntimeApiProxy
 
 ENV_RIE = "SUPERTONIC_RIE"
 INVOKE_PATH = "/2015-03-31/functions/function/invocations"
@@ -235,13 +237,16 @@ class RawInvocation:
     body: bytes
     wall_ms: float
     log: RieReport
+    # The harness ended the runtime at the function's timeout, counted from the hand-over (as on Lambda).
+    timed_out: bool = False
 
 
 class Rie:
     """A running RIE serving one function on loopback; ``invoke`` sends one event at a time.
 
     ``spawn`` starts the process (the resource limits pass their own, which joins a cgroup or pins
-    CPUs); the default is a plain ``subprocess.Popen``.
+    CPUs); the default is a plain ``subprocess.Popen``. The runtime reaches RIE through a
+    ``RuntimeApiProxy``, so its timeout starts after the init, as on Lambda (see that module).
     """
 
     def __init__(
@@ -258,18 +263,25 @@ class Rie:
         self.binary = binary or find_rie()
         self.port = port or free_port()
         self.runtime_api_port = free_port()
+        self.proxy = RuntimeApiProxy(f"{LOOPBACK}:{self.runtime_api_port}", function.timeout_s, self._kill_runtime)
+        # RIE sets AWS_LAMBDA_RUNTIME_API for its child; ``env`` points the runtime at the proxy
+        # instead and gives it the function's own timeout, while RIE waits out the init allowance.
+        runtime = ["env", f"AWS_LAMBDA_RUNTIME_API={self.proxy.address}",
+                   f"AWS_LAMBDA_FUNCTION_TIMEOUT={function.timeout_s}", *function.command()]
         argv = [
             str(self.binary),
             "--runtime-interface-emulator-address",
             f"{LOOPBACK}:{self.port}",
             "--runtime-api-address",
             f"{LOOPBACK}:{self.runtime_api_port}",
-            *function.command(),
+            *runtime,
         ]
+        rie_env = function.env()
+        rie_env["AWS_LAMBDA_FUNCTION_TIMEOUT"] = str(function.timeout_s + int(INIT_ALLOWANCE_S))
         self.process = spawn(
             argv,
             cwd=function.task_root,
-            env=function.env(),
+            env=rie_env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -313,8 +325,8 @@ class Rie:
             mark = self.log.mark()
             request = urllib.request.Request(self.url, data=payload, method="POST")
             started = time.perf_counter()
-            # The function timeout bounds the invoke; the margin covers a cold start's process spawn.
-            http_timeout = self.function.timeout_s + 30
+            # The function timeout bounds the invoke; the margin covers the init allowance and a spawn.
+            http_timeout = self.function.timeout_s + INIT_ALLOWANCE_S + 30
             try:
                 with urllib.request.urlopen(request, timeout=http_timeout) as response:
                     status, body = response.status, response.read()
@@ -323,7 +335,22 @@ class Rie:
             wall_ms = (time.perf_counter() - started) * 1000
             # RIE answers before it logs END/REPORT; give the log a moment to catch up.
             lines = self.log.wait_for(mark, lambda ls: parse_invocation_log(ls).complete, 5.0)
-            return RawInvocation(status, body, wall_ms, parse_invocation_log(lines))
+            log = parse_invocation_log(lines)
+            if self.proxy.timed_out(log.request_id):
+                # What Lambda answers and bills for a timeout; RIE saw only a killed runtime.
+                timeout_ms = self.function.timeout_s * 1000.0
+                body = f"Task timed out after {self.function.timeout_s:.2f} seconds".encode()
+                log.duration_ms = timeout_ms
+                log.billed_ms = int(timeout_ms) + (int(log.init_ms or 0) if log.cold_start else 0)
+                return RawInvocation(200, body, wall_ms, log, timed_out=True)
+            return RawInvocation(status, body, wall_ms, log)
+
+    def _kill_runtime(self) -> None:
+        for pid in self.runtime_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
     def runtime_pids(self) -> list[int]:
         """The function's processes: everything RIE started (RIE itself is Lambda's, not the function's)."""
@@ -338,6 +365,7 @@ class Rie:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout_s)
+        self.proxy.close()
         self.log.join()
         if self.process.stdout is not None:
             self.process.stdout.close()

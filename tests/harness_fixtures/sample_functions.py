@@ -15,6 +15,8 @@ import time
 # numpy and soundfile are imported where they are used: a light init keeps cold starts short,
 # so tests can use timeouts of a second or two without the init eating them.
 SAMPLE_RATE = 16_000
+# A slow init on demand, to see whether it is counted against the first invoke's timeout.
+time.sleep(float(os.environ.get("SAMPLE_INIT_SECONDS", "0")))
 
 
 def echo(event, context):
@@ -26,6 +28,11 @@ def echo(event, context):
         "function_name": context.function_name,
         "environment": {k: v for k, v in os.environ.items() if k.startswith(("SAMPLE_", "AWS_ENDPOINT"))},
     }
+
+
+def remaining(event, context):
+    """How much of its timeout the invocation had left when the handler started."""
+    return {"remaining_ms": context.get_remaining_time_in_millis(), "pid": os.getpid()}
 
 
 def fail(event, context):
