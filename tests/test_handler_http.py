@@ -108,6 +108,10 @@ def test_no_time_left_is_a_504(app: Any, s3: Any) -> None:
 
 def test_engine_deadline_stops_a_long_synthesis(app: Any, configure: Any) -> None:
     configure(deadline_margin_s=0.0, sync_max_text_chars=10_000)
+    # What a request costs around the synthesis on this machine: a one-step answer of a short text.
+    started = time.perf_counter()
+    assert _call(app, _post({"text": "Short.", "steps": 1})).status == 200
+    overhead_s = time.perf_counter() - started
     started = time.perf_counter()
     answer = _call(app, _post({"text": LONG_TEXT, "steps": 100}), remaining_ms=300)
     elapsed = time.perf_counter() - started
@@ -115,7 +119,7 @@ def test_engine_deadline_stops_a_long_synthesis(app: Any, configure: Any) -> Non
     assert answer.status == 504 and error["code"] == "deadline_exceeded"
     # The engine started and was stopped near the budget (the whole text would take many seconds).
     assert "deadline of 0.30 s" in error["message"] and "stopped after 0.00 s" not in error["message"]
-    assert elapsed < 2.0
+    assert elapsed < 0.3 + 0.5 + 3 * overhead_s
 
 
 def test_too_large_without_a_bucket_says_how_much_text_fits(app: Any, configure: Any) -> None:
