@@ -2,6 +2,7 @@
 
     POST /  and  POST /v1/tts     {text, voice, lang, steps, speed, format, seed, normalize, on_error}
     GET  /?text=...&voice=...      the same fields as query parameters
+    GET  /  (Accept: text/html)    the playground page (playground.py)
     POST /v1/audio/speech          OpenAI's request shape (see openai.py)
     POST /v1/jobs                  store a long text as a job -> 202 {job_id, status_url}
     GET  /v1/jobs/{job_id}         the job's manifest, with an audio link once done
@@ -31,6 +32,7 @@ from supertonic_engine.synthesis import DEFAULT_VOICE
 from . import jobs
 from .errors import InvalidJson, MethodNotAllowed, RouteNotFound, UnsupportedMediaType, log_error
 from .openai import parse_openai_request
+from .playground import page_response
 from .rendering import render, synthesis_budget_s
 from .request import TtsRequest, parse_json, parse_request
 from .responses import empty_response, error_response, http_success, json_response
@@ -130,6 +132,15 @@ class HttpCall:
         return False
 
     @property
+    def wants_html(self) -> bool:
+        """A browser's address bar asks for ``text/html``; curl's ``*/*`` does not."""
+        for media_range in self.header("accept").split(","):
+            media, *params = (part.strip().lower() for part in media_range.split(";"))
+            if media == "text/html":
+                return "q=0" not in params
+        return False
+
+    @property
     def error_as_audio(self) -> bool:
         """Whether the caller asked for spoken errors (a button, a speaker): ``on_error=audio`` in the
         query string or among the fields sent, read as the request reads them, and honoured even
@@ -187,6 +198,13 @@ def list_voices(service: Service, _call: HttpCall, _: dict[str, str]) -> dict[st
     )
 
 
+def home(service: Service, call: HttpCall, params: dict[str, str]) -> dict[str, Any]:
+    """A browser opening the URL gets the playground; ``?text=`` (or any other client) gets audio."""
+    if call.wants_html and "text" not in call.query:
+        return page_response(service)
+    return speak(service, call, params)
+
+
 def speak(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
     fields, from_strings = call.sent_fields()
     request = parse_request(
@@ -225,7 +243,7 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, A
 ROUTES = (
     Route("GET", "/health", health),
     Route("GET", "/v1/voices", list_voices),
-    Route("GET", "/", speak),
+    Route("GET", "/", home),
     Route("POST", "/", speak),
     Route("POST", "/v1/tts", speak),
     Route("POST", "/v1/audio/speech", speak_openai),

@@ -34,6 +34,15 @@ def json_response(status: int, document: Any, headers: dict[str, str] | None = N
     }
 
 
+def text_response(status: int, body: str, content_type: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "statusCode": status,
+        "headers": {"content-type": content_type, "cache-control": "no-store", **(headers or {})},
+        "body": body,
+        "isBase64Encoded": False,
+    }
+
+
 def empty_response(status: int, headers: dict[str, str]) -> dict[str, Any]:
     return {"statusCode": status, "headers": dict(headers), "body": "", "isBase64Encoded": False}
 
