@@ -10,7 +10,9 @@ Two fronts reach the same RIE-run function:
 
 With the template's buckets in moto's S3, ``--upload notes.txt`` stores the file where the S3
 trigger for its suffix listens (``job.json`` where ``.json`` jobs are picked up) and invokes the
-function with the matching S3 event.
+function with the matching S3 event. An object the function itself writes where a trigger listens
+(a ``POST /v1/jobs``) is delivered the same way after the answer, as S3's asynchronous
+notification would be, so a job submitted through the function URL gets done.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .furl import INTERNAL_ERROR, HttpResponse, http_to_event, result_to_http
 from .local import LocalFunction, add_function_arguments, start_local_function
 from .outcome import Outcome
 from .rie import LOOPBACK, RieNotFound
+from .s3 import s3_put_event
 from .sandbox import Invocation
 from .template import S3Trigger, trigger_for
 
@@ -97,6 +100,36 @@ class FunctionUrlServer(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://{LOOPBACK}:{self.server_address[1]}/"
 
+    def watched_keys(self) -> set[tuple[str, str, str]] | None:
+        """What the trigger buckets hold now (None without S3 or triggers): compare after a request."""
+        if self.local.s3 is None or not self.local.triggers:
+            return None
+        return self.local.s3.keys({t.bucket for t in self.local.triggers})
+
+    def notify_since(self, before: set[tuple[str, str, str]] | None) -> None:
+        """Invoke the function, in the background, with the S3 event of each object written since
+        ``before`` where a trigger listens."""
+        if before is None or self.local.s3 is None:
+            return
+        events = [
+            s3_put_event(bucket, key, len(self.local.s3.fetch(bucket, key).body), etag,
+                         region=self.local.sandbox.function.region)
+            for bucket, key, etag in sorted(self.watched_keys() - before)
+            if any(trigger.fires_for(bucket, key) for trigger in self.local.triggers)
+        ]
+        if events:
+            threading.Thread(target=self._deliver, args=(events,), name="s3-notification", daemon=True).start()
+
+    def _deliver(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            key = event["Records"][0]["s3"]["object"]["key"]
+            try:
+                invocation = self.local.sandbox.invoke(event)
+            except OSError as error:  # the emulator is stopping
+                self.log(f"S3 notification {key}: not delivered: {error}")
+                return
+            self.log(f"S3 notification {key}: {summarize(invocation)}")
+
     def start(self) -> FunctionUrlServer:
         self._thread = threading.Thread(target=self.serve_forever, name="function-url", daemon=True)
         self._thread.start()
@@ -124,6 +157,7 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
             source_ip=self.client_address[0],
             region=self.server.local.sandbox.function.region,
         )
+        before = self.server.watched_keys()
         invocation = self.server.local.sandbox.invoke(event)
         response = function_url_response(invocation)
         self.server.log(f"{self.command} {self.path}: {summarize(invocation, response)}")
@@ -135,6 +169,8 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(response.body)
+        self.wfile.flush()
+        self.server.notify_since(before)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _invoke
 

@@ -117,13 +117,16 @@ class LocalS3:
         """Upload a local text file (key defaults to its name) and return the matching S3 event."""
         return self.put(bucket, key or Path(path).name, Path(path).read_bytes())
 
-    def keys(self) -> set[tuple[str, str, str]]:
-        """(bucket, key, etag) of every object now stored: compare two calls to see what was written."""
+    def keys(self, buckets: Iterable[str] | None = None) -> set[tuple[str, str, str]]:
+        """(bucket, key, etag) of every object now stored (in ``buckets``, default all): compare two
+        calls to see what was written."""
+        if buckets is None:
+            buckets = [b["Name"] for b in self.client.list_buckets().get("Buckets", [])]
         found = set()
-        for bucket in self.client.list_buckets().get("Buckets", []):
+        for bucket in buckets:
             paginator = self.client.get_paginator("list_objects_v2")
-            for page in paginator.paginate(Bucket=bucket["Name"]):
-                found.update((bucket["Name"], o["Key"], o["ETag"]) for o in page.get("Contents", []))
+            for page in paginator.paginate(Bucket=bucket):
+                found.update((bucket, o["Key"], o["ETag"]) for o in page.get("Contents", []))
         return found
 
     def fetch(self, bucket: str, key: str) -> StoredObject:

@@ -56,6 +56,9 @@ class S3Trigger:
         key = self.prefix + filename
         return key if key.endswith(self.suffix) else key + self.suffix
 
+    def fires_for(self, bucket: str, key: str) -> bool:
+        return bucket == self.bucket and key.startswith(self.prefix) and key.endswith(self.suffix)
+
 
 def trigger_for(filename: str, triggers: Sequence[S3Trigger]) -> S3Trigger:
     """The trigger an upload of ``filename`` goes to: the one whose suffix the name ends with (a
