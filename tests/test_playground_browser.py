@@ -1,0 +1,194 @@
+"""The playground in a real browser: headless Chromium, driven by Selenium, against the emulator.
+
+The function runs under RIE on the tiny stand-in with the template's buckets in moto, behind the
+emulator's function URL, exactly as ``./dev supertonic-lambda emulate`` serves it. Every wait is
+on a condition the page shows, with a patience derived from how long this machine took to load
+the page and to answer the same request without a browser.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness_fixtures.support import function_args
+from supertonic_harness.emulator import FunctionUrlServer
+from supertonic_harness.local import start_local_function
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+SENTENCE = "A sentence typed into a real browser."
+# Set to a path (docs/playground.png) to keep the screenshot of a successful run.
+SCREENSHOT_ENV = "SUPERTONIC_PLAYGROUND_SCREENSHOT"
+
+
+def _browser_paths() -> tuple[str, str]:
+    """Debian's Chromium and its driver, or a failed test that says how to get them: never a skip."""
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if chromium is None or driver is None:
+        pytest.fail(
+            "the playground's browser tests need Debian's Chromium and its WebDriver: "
+            "apt-get install -y chromium chromium-driver (.ci/run does this when run as root)",
+            pytrace=False,
+        )
+    return chromium, driver
+
+
+@pytest.fixture(scope="module")
+def server(tiny_model_dir: Path) -> Iterator[FunctionUrlServer]:
+    args = function_args("--model", str(tiny_model_dir))
+    with start_local_function(args) as local:
+        served = FunctionUrlServer(local, log=lambda line: None).start()
+        try:
+            yield served
+        finally:
+            served.stop()
+
+
+def patience(observed_s: float, work: float = 1.0) -> float:
+    """Seconds to wait for ``work`` times the work that took ``observed_s`` here without a browser:
+    twenty times as long, plus 30 s for the browser's own start, which is not measured."""
+    return 30.0 + 20.0 * observed_s * work
+
+
+@pytest.fixture(scope="module")
+def observed_s(server: FunctionUrlServer) -> float:
+    """How long this machine takes to serve the page and speak the test sentence, browser aside."""
+    started = time.perf_counter()
+    with urllib.request.urlopen(urllib.request.Request(server.url, headers={"accept": "text/html"}), timeout=120):
+        pass
+    request = urllib.request.Request(
+        server.url + "v1/tts", data=json.dumps({"text": SENTENCE, "steps": 2}).encode(),
+        headers={"content-type": "application/json", "accept": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=120) as answer:
+        answer.read()
+    return time.perf_counter() - started
+
+
+@pytest.fixture
+def patience_s(observed_s: float) -> float:
+    return patience(observed_s)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    chromium, driver_path = _browser_paths()
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
+                     "--autoplay-policy=no-user-gesture-required", "--window-size=820,780"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # to see what the policy blocked
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_path))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def page(browser: Any, server: FunctionUrlServer, patience_s: float) -> Any:
+    """The playground freshly loaded, its voices, languages and formats read from the function."""
+    browser.get(server.url)
+    _wait(browser, patience_s, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true",
+          "the page never finished reading GET /v1/voices")
+    return browser
+
+
+def _wait(driver: Any, patience_s: float, condition: Callable[[Any], Any], what: str) -> Any:
+    try:
+        return WebDriverWait(driver, patience_s, poll_frequency=0.2).until(condition)
+    except TimeoutException:
+        shown = driver.find_element(By.TAG_NAME, "body").text
+        pytest.fail(f"{what} within {patience_s:.0f} s; the page shows:\n{shown}", pytrace=False)
+
+
+def _type(driver: Any, field: str, text: str) -> None:
+    element = driver.find_element(By.ID, field)
+    element.clear()
+    element.send_keys(text)
+
+
+def _loaded_audio(driver: Any) -> dict[str, Any] | None:
+    """The player's state once it has read the audio's length, else None."""
+    state = driver.execute_script(
+        "const a = document.getElementById('audio');"
+        "return {ready: a.readyState, duration: a.duration, src: a.currentSrc, error: a.error && a.error.message};"
+    )
+    if state["error"]:
+        pytest.fail(f"the browser could not load the audio: {state['error']}", pytrace=False)
+    return state if state["ready"] >= 1 and state["duration"] == state["duration"] else None  # NaN until then
+
+
+def _text(driver: Any, element_id: str) -> str:
+    return driver.find_element(By.ID, element_id).text
+
+
+def test_typing_a_sentence_and_pressing_play_loads_audio_of_the_reported_duration(page: Any, patience_s: float, tmp_path: Path) -> None:
+    assert page.find_element(By.ID, "model-note").is_displayed()  # the stand-in's audio is noise, said up front
+    _type(page, "text", SENTENCE)
+    _type(page, "steps", "2")
+    page.find_element(By.ID, "play").click()
+    audio = _wait(page, patience_s, _loaded_audio, "no audio was loaded after Play")
+    reported = float(page.find_element(By.ID, "duration").get_attribute("data-seconds"))
+    assert reported > 0
+    # WAV carries its exact length: the player must agree with the function to the sample.
+    assert audio["duration"] == pytest.approx(reported, abs=1e-3)
+    assert audio["src"].startswith("blob:")
+    assert _text(page, "model") == "stand-in" and int(_text(page, "chunks")) >= 1 and float(_text(page, "rtf")) > 0
+    download = page.find_element(By.ID, "download")
+    assert download.get_attribute("href") == audio["src"] and download.get_attribute("download") == "supertonic.wav"
+    assert not page.find_element(By.ID, "general-error").is_displayed()
+    blocked = [entry["message"] for entry in page.get_log("browser") if "Content Security Policy" in entry["message"]]
+    assert blocked == []
+    shot = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "playground.png")
+    page.save_screenshot(str(shot))
+    assert shot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_an_unknown_voice_is_shown_next_to_the_voice_field(page: Any, patience_s: float) -> None:
+    _type(page, "voice", "Z9")
+    page.find_element(By.ID, "play").click()
+    error = page.find_element(By.ID, "voice-error")
+    _wait(page, patience_s, lambda d: error.is_displayed(), "no error was shown by the voice field")
+    assert "Z9" in error.text and "F1" in error.text  # the function's own message: what is wrong, what exists
+    assert page.find_element(By.ID, "voice").get_attribute("aria-invalid") == "true"
+    assert not page.find_element(By.ID, "general-error").is_displayed()
+    assert not page.find_element(By.ID, "result").is_displayed()
+
+
+def test_text_over_the_synchronous_limit_is_offered_as_a_job_and_polled_until_done(
+    page: Any, patience_s: float, observed_s: float
+) -> None:
+    limit = int(page.find_element(By.TAG_NAME, "body").get_attribute("data-sync-max-chars"))
+    long_text = ("This sentence is part of a text too long to speak in one request. " * (limit // 60 + 1))[: limit + 40]
+    # Thousands of keystrokes prove nothing the first test does not: set the value, then type one more.
+    page.execute_script("document.getElementById('text').value = arguments[0];", long_text)
+    page.find_element(By.ID, "text").send_keys(".")
+    _type(page, "steps", "2")
+    job = page.find_element(By.ID, "job")
+    assert job.is_displayed() and "too long" in _text(page, "count")
+    page.find_element(By.ID, "play").click()  # the function refuses it and says why, by the text field
+    error = page.find_element(By.ID, "text-error")
+    _wait(page, patience_s, lambda d: error.is_displayed(), "no error was shown by the text field")
+    assert "POST /v1/jobs" in error.text
+    job.click()
+    # The job renders the whole text: allow for its length over the one sentence measured.
+    _wait(page, patience(observed_s, len(long_text) / len(SENTENCE)), lambda d: "done" in _text(d, "status"),
+          "the job was not reported done")
+    audio = _wait(page, patience_s, _loaded_audio, "the job's audio was not loaded")
+    reported = float(page.find_element(By.ID, "duration").get_attribute("data-seconds"))
+    assert audio["duration"] == pytest.approx(reported, abs=1e-3)
+    assert "/v1/jobs/" not in audio["src"] and audio["src"].startswith("http://127.0.0.1:")  # moto's presigned link
+    assert int(_text(page, "chunks")) > 1
