@@ -192,3 +192,9 @@ def test_text_over_the_synchronous_limit_is_offered_as_a_job_and_polled_until_do
     assert audio["duration"] == pytest.approx(reported, abs=1e-3)
     assert "/v1/jobs/" not in audio["src"] and audio["src"].startswith("http://127.0.0.1:")  # moto's presigned link
     assert int(_text(page, "chunks")) > 1
+
+
+def test_a_missing_browser_fails_and_says_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # a PATH without chromium or chromedriver
+    with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium chromium-driver"):
+        _browser_paths()
