@@ -87,7 +87,7 @@ def browser() -> Iterator[Any]:
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
-                     "--autoplay-policy=no-user-gesture-required", "--window-size=820,780"):
+                     "--autoplay-policy=no-user-gesture-required", "--window-size=820,920"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # to see what the policy blocked
     driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_path))

@@ -48,7 +48,7 @@ def content_security_policy(inline_sources: str, media_origins: tuple[str, ...])
             inline_sources,
             "connect-src 'self'",
             " ".join(("media-src 'self' blob:", *media_origins)),
-            "img-src 'self' data:",
+            "img-src data:",  # the empty icon: no favicon request, which would be an invocation
             "base-uri 'none'",
             "form-action 'none'",
             "frame-ancestors 'none'",
@@ -57,8 +57,9 @@ def content_security_policy(inline_sources: str, media_origins: tuple[str, ...])
 
 
 def _storage_origins(service: Service) -> tuple[str, ...]:
-    """Where a finished job's presigned audio link points: the S3 endpoint, path- or virtual-hosted."""
-    if service.config.input_bucket is None:
+    """Where presigned audio links (a finished job, an answer over 6 MB) point: the S3 endpoint,
+    path-style or virtual-hosted."""
+    if service.config.input_bucket is None and service.config.results_bucket is None:
         return ()
     endpoint = urlsplit(service.store.client.meta.endpoint_url)
     return (f"{endpoint.scheme}://{endpoint.netloc}", f"{endpoint.scheme}://*.{endpoint.netloc}")

@@ -26,12 +26,7 @@ ERROR_CLIP = "error.wav"
 
 
 def json_response(status: int, document: Any, headers: dict[str, str] | None = None) -> dict[str, Any]:
-    return {
-        "statusCode": status,
-        "headers": {"content-type": "application/json", "cache-control": "no-store", **(headers or {})},
-        "body": json.dumps(document, ensure_ascii=False),
-        "isBase64Encoded": False,
-    }
+    return text_response(status, json.dumps(document, ensure_ascii=False), "application/json", headers)
 
 
 def text_response(status: int, body: str, content_type: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
