@@ -71,6 +71,63 @@ def statuses(invocation) -> list[str]:
     return [result["status"] for result in invocation.result()["results"]]
 
 
+def test_botocore_retries_absorb_each_transient_fault_on_every_request_of_a_render(local):
+    local.faults.arm(FaultSchedule((
+        Rule(Fault.SLOW_DOWN, operation="HeadObject", key=MANIFEST, times=TRIES - 1),
+        Rule(Fault.INTERNAL_ERROR, operation="GetObject"),
+        Rule(Fault.SLOW_READ, operation="GetObject", nth=2),
+        Rule(Fault.RESET, operation="PutObject", key="/audio-"),
+        # S3 stores the manifest, the answer is lost: the retry meets the function's own write.
+        Rule(Fault.LOST_REPLY, operation="PutObject", key=MANIFEST),
+    )))
+    event = drop(local, "transient.txt")
+    delivery = deliver(local.sandbox, event)
+    assert delivery.succeeded and not delivery.retries, delivery.final.log_lines[-10:]
+    assert statuses(delivery.final) == ["done"]
+    assert local.faults.injected() == {"slow_down": TRIES - 1, "internal_error": 1, "slow_read": 1, "reset": 1, "lost_reply": 1}
+    single_result(local, event)
+
+
+def test_a_fault_that_outlasts_the_retries_fails_the_invocation_and_lambdas_retry_leaves_one_result(local):
+    local.faults.arm(FaultSchedule((Rule(Fault.SLOW_DOWN, operation="PutObject", key=MANIFEST, times=TRIES),)))
+    event = drop(local, "outlasting.txt")
+    delivery = deliver(local.sandbox, event)
+    first, last = delivery.attempts[0], delivery.final
+    assert delivery.retries == 1 and delivery.succeeded, delivery.describe()
+    assert first.outcome is Outcome.FUNCTION_ERROR and first.error_type == "StorageUnavailable"
+    assert statuses(last) == ["done"]
+    single_result(local, event)  # the failed attempt's audio did not stay behind
+    audio_puts = {e.request.key for e in local.faults.operations("PutObject", "/audio-")}
+    assert len(audio_puts) == 2  # each attempt rendered and uploaded its own
+
+
+def test_a_manifest_stored_although_every_answer_said_failure_is_kept_and_its_audio_too(local):
+    local.faults.arm(FaultSchedule((
+        Rule(Fault.LOST_REPLY, operation="PutObject", key=MANIFEST),
+        Rule(Fault.SLOW_DOWN, operation="PutObject", key=MANIFEST, nth=2, times=TRIES - 1),
+    )))
+    event = drop(local, "stored-anyway.txt")
+    delivery = deliver(local.sandbox, event)
+    assert delivery.succeeded and not delivery.retries, delivery.describe()
+    assert statuses(delivery.final) == ["done"]
+    single_result(local, event)
+
+
+def test_a_seeded_schedule_of_faults_over_several_texts_leaves_one_result_per_text(local):
+    schedule = FaultSchedule.seeded(SEED, requests=40, rate=0.6)
+    assert schedule == FaultSchedule.seeded(SEED, requests=40, rate=0.6)  # replayable
+    local.faults.arm(schedule)
+    events = [drop(local, f"seeded-{n}.txt", f"{TEXT} Part {n}.") for n in range(4)]
+    deliveries = [deliver(local.sandbox, event) for event in events]
+    assert all(d.succeeded for d in deliveries), [d.describe() for d in deliveries]
+    for event in events:
+        single_result(local, event)
+    injected, made = local.faults.injected(), len(local.faults.exchanges)
+    print(f"\nseeded faults ({schedule.describe()}): injected {injected} in {made} requests, "
+          f"Lambda retries {[d.retries for d in deliveries]}")
+    assert sum(injected.values()) == sum(rule.request <= made for rule in schedule.rules) > 0
+
+
 def test_one_event_delivered_to_two_sandboxes_at_once_gives_one_result(local):
     with open_limits(local.limits.profile) as limits, Sandbox(local.sandbox.function, limits) as second:
         for sandbox in (local.sandbox, second):  # both warm, so neither waits out the other's init
