@@ -11,7 +11,7 @@ import pytest
 import soundfile as sf
 from harness_fixtures.support import function_args, run_command
 from supertonic_harness import replay
-from supertonic_harness.emulator import FunctionUrlServer, upload_and_invoke
+from supertonic_harness.emulator import FunctionUrlServer, upload_and_deliver
 from supertonic_harness.events import collect
 from supertonic_harness.limits import leftover_cgroups
 from supertonic_harness.local import start_local_function
@@ -52,8 +52,8 @@ def test_http_request_through_the_function_url_returns_decodable_audio(local):
 def test_s3_upload_through_moto_produces_the_audio_object_and_manifest(local, tmp_path):
     story = tmp_path / "짧은 이야기.txt"
     story.write_text("A short story, read aloud.", encoding="utf-8")
-    event, invocation, written = upload_and_invoke(local, story, local.triggers[0])
-    assert invocation.outcome is Outcome.SUCCESS, invocation.log_lines[-15:]
+    event, delivery, written = upload_and_deliver(local, story, local.triggers[0])
+    assert delivery.succeeded and not delivery.retries, delivery.final.log_lines[-15:]
     assert event["Records"][0]["s3"]["object"]["key"].startswith("input/")
     assert all(uri.startswith(f"s3://{OUTPUT_BUCKET}/output/") for uri in written)
     manifests = [uri for uri in written if uri.endswith(".json")]

@@ -60,7 +60,7 @@ def test_s3_seeds_come_from_text_or_a_file_beside_the_event(tmp_path):
 
 def _record(**overrides) -> Record:
     values = dict(index=1, event="e", repeat=0, outcome="success", status=200, cold_start=False, init_ms=None,
-                  duration_ms=500.0, billed_ms=500, wall_ms=510.0, peak_rss_mb=300.0, cgroup_peak_mb=400.0,
+                  duration_ms=500.0, billed_ms=500, wall_ms=510.0, peak_rss_mb=300.0, rss_after_mb=290.0, cgroup_peak_mb=400.0,
                   audio_s=2.0, rtf=0.25, content_type="audio/wav")
     values.update(overrides)
     return Record(**values)
@@ -70,7 +70,7 @@ def test_a_record_carries_every_measurement_of_its_invocation():
     # One field list for both: the sandbox's Invocation and the report's Record.
     assert issubclass(Invocation, Measurements) and issubclass(Record, Measurements)
     numbers = Measurements(cold_start=True, init_ms=1.5, duration_ms=2.5, billed_ms=3, wall_ms=4.5,
-                           peak_rss_mb=5.5, cgroup_peak_mb=6.5)
+                           peak_rss_mb=5.5, rss_after_mb=5.0, cgroup_peak_mb=6.5)
     invocation = Invocation(**numbers.measurements(), outcome=Outcome.SUCCESS, status=200, body=b"{}",
                             error_type=None, error_message=None, request_id="r")
     event = ReplayEvent(name="e", path=EVENTS / "01_tone.json", payload={}, expect=Expectation())

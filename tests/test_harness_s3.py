@@ -8,9 +8,8 @@ import json
 import pytest
 import soundfile as sf
 from harness_fixtures.support import FIXTURES, TEMPLATE, function_args, run_command
-from supertonic_harness.emulator import upload_and_invoke
+from supertonic_harness.emulator import upload_and_deliver
 from supertonic_harness.local import start_local_function
-from supertonic_harness.outcome import Outcome
 from supertonic_harness.s3 import s3_put_event
 from supertonic_harness.template import S3Trigger, Template, trigger_for
 
@@ -72,8 +71,8 @@ def test_uploaded_text_file_produces_audio_and_manifest_through_moto(tmp_path):
                          "--template", str(TEMPLATE), "--model", str(tmp_path))
     with start_local_function(args) as local:
         assert local.sandbox.function.timeout_s == 7
-        event, invocation, written = upload_and_invoke(local, text_file, local.triggers[0])
-        assert invocation.outcome is Outcome.SUCCESS, invocation.log_lines[-10:]
+        event, delivery, written = upload_and_deliver(local, text_file, local.triggers[0])
+        assert delivery.succeeded and not delivery.retries, delivery.final.log_lines[-10:]
         out = "s3://supertonic-local-outputbucket/audio/input/three words here"
         assert written == [f"{out}.json", f"{out}.wav"]
         audio = local.s3.fetch("supertonic-local-outputbucket", "audio/input/three words here.wav")

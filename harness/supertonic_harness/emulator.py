@@ -9,10 +9,11 @@ Two fronts reach the same RIE-run function:
   ``curl localhost:8000/ -d '{"text":"안녕하세요"}' -o out.wav`` works.
 
 With the template's buckets in moto's S3, ``--upload notes.txt`` stores the file where the S3
-trigger for its suffix listens (``job.json`` where ``.json`` jobs are picked up) and invokes the
-function with the matching S3 event. An object the function itself writes where a trigger listens
-(a ``POST /v1/jobs``) is delivered the same way after the answer, as S3's asynchronous
-notification would be, so a job submitted through the function URL gets done.
+trigger for its suffix listens (``job.json`` where ``.json`` jobs are picked up) and delivers the
+matching S3 event as Lambda does: asynchronously, so a failed invocation is retried twice more. An
+object the function itself writes where a trigger listens (a ``POST /v1/jobs``) is delivered the
+same way after the answer, as S3's notification would be, so a job submitted through the function
+URL gets done.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from .delivery import Delivery, deliver
 from .furl import INTERNAL_ERROR, HttpResponse, http_to_event, result_to_http
 from .local import LocalFunction, add_function_arguments, start_local_function
 from .outcome import Outcome
@@ -124,11 +126,13 @@ class FunctionUrlServer(ThreadingHTTPServer):
         for event in events:
             key = event["Records"][0]["s3"]["object"]["key"]
             try:
-                invocation = self.local.sandbox.invoke(event)
+                delivery = deliver(self.local.sandbox, event)
             except OSError as error:  # the emulator is stopping
                 self.log(f"S3 notification {key}: not delivered: {error}")
                 return
-            self.log(f"S3 notification {key}: {summarize(invocation)}")
+            self.log(f"S3 notification {key}: {summarize(delivery.final)}")
+            if delivery.retries:
+                self.log(f"  {delivery.describe()}")
 
     def start(self) -> FunctionUrlServer:
         self._thread = threading.Thread(target=self.serve_forever, name="function-url", daemon=True)
@@ -178,15 +182,15 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
         """Silenced: ``_invoke`` logs one richer line per request."""
 
 
-def upload_and_invoke(local: LocalFunction, path: Path, trigger: S3Trigger) -> tuple[dict, Invocation, list[str]]:
-    """Upload ``path`` where ``trigger`` fires, invoke with that S3 event; returns what was written."""
+def upload_and_deliver(local: LocalFunction, path: Path, trigger: S3Trigger) -> tuple[dict, Delivery, list[str]]:
+    """Upload ``path`` where ``trigger`` fires, deliver that S3 event; returns what was written."""
     if local.s3 is None:
         raise ValueError("uploads need the local S3 server; drop --no-s3")
     event = local.s3.upload_file(path, trigger.bucket, trigger.key_for(path.name))
     before = local.s3.keys()
-    invocation = local.sandbox.invoke(event)
+    delivery = deliver(local.sandbox, event)
     written = [f"s3://{o.bucket}/{o.key}" for o in local.s3.written_since(before)]
-    return event, invocation, written
+    return event, delivery, written
 
 
 def run(args: argparse.Namespace) -> int:
@@ -234,10 +238,12 @@ def _uploads(local: LocalFunction, paths: list[Path]) -> int:
     status = 0
     for path in paths:
         trigger = trigger_for(path.name, local.triggers)
-        event, invocation, written = upload_and_invoke(local, path, trigger)
+        event, delivery, written = upload_and_deliver(local, path, trigger)
         key = event["Records"][0]["s3"]["object"]["key"]
-        print(f"upload {path} -> s3://{trigger.bucket}/{key}: {summarize(invocation)}")
+        print(f"upload {path} -> s3://{trigger.bucket}/{key}: {summarize(delivery.final)}")
+        if delivery.retries:
+            print(f"  {delivery.describe()}")
         for uri in written:
             print(f"  wrote {uri}")
-        status |= invocation.outcome is not Outcome.SUCCESS
+        status |= not delivery.succeeded
     return status

@@ -18,6 +18,7 @@ from typing import Any
 from supertonic_engine.config import ENV_MODEL_DIR
 from supertonic_engine.prepared import has_prepared
 
+from .faults import FaultProxy, FaultSchedule
 from .limits import MODES, PROFILES, Limits, Profile, open_limits, resolve_profile
 from .rie import DEFAULT_HANDLER, REPO_ROOT, FunctionSpec
 from .s3 import LocalS3
@@ -83,6 +84,7 @@ class LocalFunction:
     model_kind: str
     notes: list[str]
     _stack: ExitStack
+    faults: FaultProxy | None = None  # between the function and S3, when a fault schedule was given
 
     def describe(self) -> dict[str, Any]:
         function = self.sandbox.function
@@ -93,6 +95,7 @@ class LocalFunction:
             "memory_mb": function.memory_mb,
             "rie": str(self.sandbox.rie.binary),
             "s3_endpoint": self.s3.endpoint_url if self.s3 else None,
+            "s3_faults": self.faults.schedule.describe() if self.faults else None,
             "notes": self.notes,
         }
 
@@ -112,8 +115,10 @@ def start_local_function(
     rie_port: int | None = None,
     echo: Callable[[str], None] | None = None,
     need_s3: bool = False,
+    faults: FaultSchedule | None = None,
 ) -> LocalFunction:
-    """Start everything ``args`` (from ``add_function_arguments``) describes; close() undoes it all."""
+    """Start everything ``args`` (from ``add_function_arguments``) describes; close() undoes it all.
+    With ``faults``, the function reaches S3 through a ``FaultProxy`` that injects them."""
     notes: list[str] = []
     environment: dict[str, str] = {}
     timeout_s = args.timeout
@@ -142,11 +147,13 @@ def start_local_function(
 
     stack = ExitStack()
     try:
-        s3 = None
-        if not args.no_s3 and (buckets or need_s3):
+        s3 = proxy = None
+        if not args.no_s3 and (buckets or need_s3 or faults is not None):
             s3 = stack.enter_context(LocalS3())
             s3.create_buckets(buckets)
-            environment.update(s3.function_environment())
+            if faults is not None:
+                proxy = stack.enter_context(FaultProxy(s3.endpoint_url, faults))
+            environment.update(s3.function_environment(via=proxy.url if proxy else None))
         function = FunctionSpec(
             handler=args.handler,
             task_root=Path(args.task_root).resolve(),
@@ -162,7 +169,7 @@ def start_local_function(
     except BaseException:
         stack.close()
         raise
-    return LocalFunction(sandbox, limits, s3, triggers, model_dir, model_kind, notes, stack)
+    return LocalFunction(sandbox, limits, s3, triggers, model_dir, model_kind, notes, stack, proxy)
 
 
 def evict_from_page_cache(directory: Path) -> int:

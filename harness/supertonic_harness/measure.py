@@ -102,10 +102,15 @@ class MemoryWindow:
 
     peak_rss_bytes: int
     killed_over_limit: bool  # the sampler itself killed the tree (fallback limits only)
+    end_rss_bytes: int = 0  # what the tree still holds when the window ends: what a leak grows
 
     @property
     def peak_rss_mb(self) -> float:
         return self.peak_rss_bytes / MB
+
+    @property
+    def end_rss_mb(self) -> float:
+        return self.end_rss_bytes / MB
 
 
 class TreeSampler:
@@ -141,9 +146,9 @@ class TreeSampler:
         self.sample()
 
     def end(self) -> MemoryWindow:
-        self.sample()
+        now = self.sample()
         with self._lock:
-            return MemoryWindow(self._peak, self._killed)
+            return MemoryWindow(self._peak, self._killed, now)
 
     def sample(self) -> int:
         """Take one sample now; returns the tree's current RSS in bytes."""

@@ -24,6 +24,7 @@ from .outcome import Outcome
 from .report import BUDGET_JUDGED_ON, Progress, Record, Report, header, table, write_chart
 from .rie import RieNotFound
 from .sandbox import Invocation
+from .soak import soak_lines, soak_summary
 
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".opus")
 # The function says which model produced its audio (a stand-in's output is noise, not speech):
@@ -42,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("events", nargs="+", help="event files, directories of *.json, or globs")
     add_function_arguments(parser)
-    parser.add_argument("--repeat", type=int, default=1, help="replay the whole list N times (default 1)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="replay the whole list N times, warm (default 1); past 1, a soak: RSS drift and durations")
     parser.add_argument("--report", type=Path, help="write the JSON report here, the chart beside it (.png)")
     parser.add_argument("--audio-dir", type=Path, help="save output audio here (default: <report>-audio/)")
     parser.add_argument("--max-rtf", type=float, help="budget: fail any successful invocation slower than this RTF")
@@ -63,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(header(report))
     print(table(report.records))
+    if report.soak:
+        print(soak_lines(report.soak))
     if args.report:
         report.write_json(args.report)
         chart = args.report.with_suffix(".png")
@@ -109,6 +113,8 @@ def replay(
     if progress:
         progress.update(total, "done")
         progress.close()
+    if repeat > 1:
+        report.soak = soak_summary(report.records)
     return report
 
 

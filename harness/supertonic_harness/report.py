@@ -52,6 +52,7 @@ class Report:
     model: dict[str, Any]
     function: dict[str, Any]
     records: list[Record] = field(default_factory=list)
+    soak: dict[str, Any] | None = None  # with --repeat: drift and durations over the rounds (soak.py)
 
     @property
     def passed(self) -> bool:
@@ -66,6 +67,7 @@ class Report:
             "model": self.model,
             "function": self.function,
             "summary": summary(self.records),
+            **({"soak": self.soak} if self.soak else {}),
             "invocations": [asdict(record) for record in self.records],
         }
 

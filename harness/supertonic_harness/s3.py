@@ -92,9 +92,9 @@ class LocalS3:
             aws_secret_access_key=DUMMY_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
         )
 
-    def function_environment(self) -> dict[str, str]:
-        """What the function's environment needs to use this S3 instead of AWS's."""
-        return {"AWS_ENDPOINT_URL_S3": self.endpoint_url, **DUMMY_CREDENTIALS}
+    def function_environment(self, via: str | None = None) -> dict[str, str]:
+        """What the function's environment needs to use this S3 instead of AWS's (``via`` a proxy in front of it)."""
+        return {"AWS_ENDPOINT_URL_S3": via or self.endpoint_url, **DUMMY_CREDENTIALS}
 
     def create_buckets(self, names: Iterable[str]) -> None:
         existing = {b["Name"] for b in self.client.list_buckets().get("Buckets", [])}

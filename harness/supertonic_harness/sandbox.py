@@ -30,6 +30,7 @@ class Measurements:
     billed_ms: int | None
     wall_ms: float
     peak_rss_mb: float
+    rss_after_mb: float  # the runtime's RSS once the invocation is over (drift over a soak)
     cgroup_peak_mb: float | None
 
     def measurements(self) -> dict[str, Any]:
@@ -116,6 +117,7 @@ class Sandbox:
             billed_ms=billed,
             wall_ms=round(raw.wall_ms, 1),
             peak_rss_mb=round(window.peak_rss_mb, 1),
+            rss_after_mb=round(window.end_rss_mb, 1),
             cgroup_peak_mb=None if cgroup_peak is None else round(cgroup_peak / MB, 1),
             runtime_pids=self.rie.runtime_pids(),
             log_lines=log.lines,

@@ -6,7 +6,8 @@ What this module guarantees, whoever calls it:
 - a result is published audio first, manifest last, and the manifest only if none exists yet
   (``If-None-Match: *``), so a manifest always describes complete audio and a re-delivered
   event cannot publish twice; each delivery uploads its audio under its own key, so one that
-  loses the race removes only its own audio and never touches the audio the manifest names;
+  loses the race removes only its own audio and never touches the audio the manifest names; a
+  manifest whose PUT answer was lost is recognised as the caller's own, not as a lost race;
 - every failure is classified once: ``StorageUnavailable`` is worth retrying (throttling, 5xx,
   network), ``StorageFailed`` is not (access denied, missing bucket), and the request-level
   problems (too large, not UTF-8) are ``InvalidRequest`` subclasses like any other bad input.
@@ -314,19 +315,38 @@ class ObjectStore:
         The manifest is the completion marker: readers look for it, never for the audio.
         ``audio_key`` must be this delivery's own (another delivery of the same event may be
         publishing at the same moment). Returns False when another delivery published first: its
-        manifest stands, and the audio uploaded here is removed again.
+        manifest stands, and the audio uploaded here is removed again, as it is when publishing
+        fails (the caller's retry uploads its own).
         """
-        if isinstance(audio, Path):
-            self.put_file(bucket, audio_key, audio, content_type=content_type)
-        else:
-            self.put(bucket, audio_key, audio, content_type=content_type)
-        if self.put_json(bucket, manifest_key, manifest, only_if_absent=True):
-            return True
         try:
-            self.delete(bucket, audio_key)
-        except StorageError as error:  # only tidiness is lost; the published result is intact
-            logger.warning("could not remove audio no manifest names: %s", error.message)
-        return False
+            if isinstance(audio, Path):
+                self.put_file(bucket, audio_key, audio, content_type=content_type)
+            else:
+                self.put(bucket, audio_key, audio, content_type=content_type)
+            if self.put_json(bucket, manifest_key, manifest, only_if_absent=True):
+                return True
+        except StorageError:
+            # S3 may have stored the manifest although no answer said so (a reply lost, then
+            # retries that failed): then it is published, and its audio must stay.
+            if self._settle(bucket, audio_key, manifest_key, manifest):
+                return True
+            raise
+        return self._settle(bucket, audio_key, manifest_key, manifest)
+
+    def _settle(self, bucket: str, audio_key: str, manifest_key: str, manifest: Mapping[str, Any]) -> bool:
+        """After a refused or failed manifest write: True when S3 holds this very manifest (botocore
+        retried a PUT whose answer was lost after S3 stored it, and the retry was refused by the
+        first try's own write). Otherwise the audio is removed, unless S3 cannot say which it is."""
+        try:
+            mine = self.get_json(bucket, manifest_key) == json.loads(json.dumps(manifest))
+        except StorageError:
+            return False  # keep the audio: it may be the one the manifest names
+        if not mine:
+            try:
+                self.delete(bucket, audio_key)
+            except StorageError as error:  # only tidiness is lost; the published result is intact
+                logger.warning("could not remove audio no manifest names: %s", error.message)
+        return mine
 
     def presigned_get(self, bucket: str, key: str, expires_s: int) -> str:
         """A time-limited GET link that needs no AWS credentials to use."""
