@@ -312,6 +312,16 @@ def test_a_bad_setting_keeps_init_alive_and_answers_503(app: Any, monkeypatch: p
     assert any(line.get("message") == "not ready to serve" for line in json_logs())
 
 
+def test_a_margin_as_long_as_the_timeout_is_a_503_that_says_so_not_a_504(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_TIMEOUT", "10")
+    monkeypatch.setenv("SUPERTONIC_DEADLINE_MARGIN_S", "10")
+    monkeypatch.setattr(app, "service", Service.start())
+    speech = _call(app, load_event("furl_post_tts"), remaining_ms=10_000)
+    error = speech.json()["error"]
+    assert speech.status == 503 and error["code"] == "configuration_error"
+    assert error["field"] == "SUPERTONIC_DEADLINE_MARGIN_S" and "below the timeout" in error["message"]
+
+
 def test_a_bad_engine_setting_is_the_deployment_s_fault(app: Any, tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SUPERTONIC_INTRA_OP_THREADS", "many")
     service = Service.start(FunctionConfig(warm_up=False), tiny_model_dir)

@@ -65,7 +65,6 @@ def status(service: Service, job_id: str) -> dict[str, Any]:
         return {"job_id": job_id, "status": "queued"}
     document = {"job_id": job_id, **manifest}
     if manifest.get("status") == "done":
-        expires = service.config.url_expires_s
-        document["audio_url"] = service.store.presigned_get(keys.bucket, manifest["audio"]["key"], expires)
-        document["expires_in_s"] = expires
+        link = service.store.presigned_get(keys.bucket, manifest["audio"]["key"], service.config.url_expires_s)
+        document |= {"audio_url": link.url, "expires_in_s": link.expires_s}
     return document
