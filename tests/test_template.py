@@ -17,6 +17,7 @@ from supertonic_engine.synthesis import DEFAULT_SPEED, SPEED_RANGE
 from supertonic_function import http_api
 from supertonic_function.config import (
     ENV_CORS_ALLOW_ORIGINS,
+    ENV_FUNCTION_TIMEOUT,
     ENV_METRICS_NAMESPACE,
     ENV_SERVICE_NAME,
     VARIABLES,
@@ -226,3 +227,10 @@ def test_output_bucket_lets_the_url_s_origins_read_the_audio(template: Template)
     assert set(rule["AllowedMethods"]) == {"GET", "HEAD"} and rule["MaxAge"] == http_api.CORS_MAX_AGE_S
     assert "CorsConfiguration" not in template.resources["InputBucket"]["Properties"]
 
+
+def test_the_function_is_told_its_timeout(function: dict[str, Any], template: Template) -> None:
+    variables = function["Properties"]["Environment"]["Variables"]
+    assert variables[ENV_FUNCTION_TIMEOUT] == {"Ref": "Timeout"}
+    config = FunctionConfig.from_env(template.function("TtsFunction").environment)
+    assert config.function_timeout_s == template.parameters["Timeout"]["Default"]
+    assert config.deadline_margin_s < template.parameters["Timeout"]["MinValue"]  # the defaults always leave time

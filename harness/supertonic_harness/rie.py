@@ -103,6 +103,9 @@ class FunctionSpec:
             }
         )
         env.update(self.environment)
+        # The timeout RIE enforces; template.yaml passes its own Timeout by this name (Lambda does
+        # not tell the function), which must not say otherwise when --timeout is given.
+        env["AWS_LAMBDA_FUNCTION_TIMEOUT"] = str(self.timeout_s)
         return env
 
 
