@@ -319,7 +319,7 @@ class Rie:
             # The function timeout bounds the invoke; the margin covers a cold start's process spawn.
             http_timeout = self.function.timeout_s + 30
             try:
-                with urllib.request.urlopen(request, timeout=http_timeout) as response:
+                with urllib.request.urlopen(request, timeout=http_timeout) as response:  # http to RIE on loopback  # nosec B310
                     status, body = response.status, response.read()
             except urllib.error.HTTPError as error:
                 status, body = error.code, error.read()
