@@ -62,9 +62,9 @@ _TRANSIENT_CODES = frozenset(
     }
 )
 _MISSING_CODES = frozenset({"404", "NoSuchKey", "NotFound"})
+_PRECONDITION_CODES = frozenset({"412", "PreconditionFailed"})
 # The longest lifetime S3 accepts for a SigV4 presigned URL (X-Amz-Expires).
 MAX_PRESIGNED_URL_S = 7 * 24 * 3600
-_PRECONDITION_CODES = frozenset({"412", "PreconditionFailed"})
 
 
 # --- errors --------------------------------------------------------------------------------------
