@@ -73,3 +73,28 @@ def test_outputs_under_the_input_prefix_are_refused() -> None:
 def test_version_matches_the_project() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert supertonic_function.__version__ == project["version"]
+
+
+@pytest.mark.parametrize(("margin", "timeout"), [("120", "120"), ("130", "120"), ("3", "2.5")])
+def test_a_margin_that_leaves_no_synthesis_time_is_refused(margin: str, timeout: str) -> None:
+    # Every request would be a 504 and every dropped text a failure blamed on the text.
+    with pytest.raises(ConfigurationError) as raised:
+        FunctionConfig.from_env({"SUPERTONIC_DEADLINE_MARGIN_S": margin, "AWS_LAMBDA_FUNCTION_TIMEOUT": timeout})
+    assert raised.value.field == "SUPERTONIC_DEADLINE_MARGIN_S"
+    assert "AWS_LAMBDA_FUNCTION_TIMEOUT" in raised.value.message and "below the timeout" in raised.value.message
+
+
+def test_a_margin_is_checked_only_against_a_known_timeout() -> None:
+    assert FunctionConfig.from_env({"SUPERTONIC_DEADLINE_MARGIN_S": "2", "AWS_LAMBDA_FUNCTION_TIMEOUT": "3"}).function_timeout_s == 3
+    # Outside Lambda and the emulator nobody says what the timeout is: nothing to check against.
+    assert FunctionConfig.from_env({"SUPERTONIC_DEADLINE_MARGIN_S": "600"}).function_timeout_s is None
+    with pytest.raises(ConfigurationError, match="AWS_LAMBDA_FUNCTION_TIMEOUT='soon'"):
+        FunctionConfig.from_env({"AWS_LAMBDA_FUNCTION_TIMEOUT": "soon"})
+
+
+def test_a_link_lifetime_s3_refuses_is_refused_at_init() -> None:
+    week = 7 * 24 * 3600
+    assert FunctionConfig.from_env({"SUPERTONIC_URL_EXPIRES_S": str(week)}).url_expires_s == week
+    with pytest.raises(ConfigurationError) as raised:
+        FunctionConfig.from_env({"SUPERTONIC_URL_EXPIRES_S": str(week + 1)})
+    assert raised.value.field == "SUPERTONIC_URL_EXPIRES_S" and f"at most {week}" in raised.value.message

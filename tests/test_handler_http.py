@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+import boto3
 import pytest
+from botocore.config import Config
 from fixtures_s3 import (
     FUNCTION_ENV,
     INPUT_BUCKET,
@@ -24,7 +26,7 @@ from fixtures_s3 import (
     load_event,
 )
 from supertonic_engine.errors import ConfigurationError, ModelMissing, SupertonicError
-from supertonic_engine.storage import StorageError, StorageFailed
+from supertonic_engine.storage import ObjectStore, StorageError, StorageFailed
 from supertonic_engine.synthesis import DEFAULT_VOICE
 from supertonic_function import errors
 from supertonic_function.config import FunctionConfig
@@ -316,6 +318,16 @@ def test_a_bad_setting_keeps_init_alive_and_answers_503(app: Any, monkeypatch: p
     assert any(line.get("message") == "not ready to serve" for line in json_logs())
 
 
+def test_a_margin_as_long_as_the_timeout_is_a_503_that_says_so_not_a_504(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_TIMEOUT", "10")
+    monkeypatch.setenv("SUPERTONIC_DEADLINE_MARGIN_S", "10")
+    monkeypatch.setattr(app, "service", Service.start())
+    speech = _call(app, load_event("furl_post_tts"), remaining_ms=10_000)
+    error = speech.json()["error"]
+    assert speech.status == 503 and error["code"] == "configuration_error"
+    assert error["field"] == "SUPERTONIC_DEADLINE_MARGIN_S" and "below the timeout" in error["message"]
+
+
 def test_a_bad_engine_setting_is_the_deployment_s_fault(app: Any, tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SUPERTONIC_INTRA_OP_THREADS", "many")
     service = Service.start(FunctionConfig(warm_up=False), tiny_model_dir)
@@ -407,3 +419,71 @@ def test_any_text_is_audio_or_a_4xx_that_names_the_field(app, text, lang, normal
     assert answer.status in (400, 413, 422), (answer.status, answer.body[:300])
     error = answer.json()["error"]
     assert error["field"] == "text" and error["code"] and error["message"]
+
+
+# --- what a public body may say ----------------------------------------------------------------------
+# Bodies name no bucket (whose name holds the account id), key, path or ETag, and never quote S3;
+# the log line under the request id the body carries has the details for an operator.
+
+ACCOUNT_ID = "123456789012"
+
+
+def _says_where_things_are(text: str, *names: str) -> list[str]:
+    return [name for name in (ACCOUNT_ID, INPUT_BUCKET, OUTPUT_BUCKET, "s3://", *names) if name and name in text]
+
+
+def test_health_names_no_path(app: Any, tiny_model_dir: Path) -> None:
+    answer = _call(app, _get("/health"))
+    assert answer.status == 200 and answer.json()["model_kind"] == "stand-in"
+    assert "model_dir" not in answer.json() and str(tiny_model_dir) not in answer.body.decode()
+
+
+def test_a_missing_model_is_a_503_that_names_no_path(app: Any, monkeypatch: pytest.MonkeyPatch, json_logs: Any) -> None:
+    monkeypatch.setattr(app, "service", Service(FunctionConfig(), ModelMissing("model directory /opt/secret-model lacks onnx/tts.json")))
+    context = LambdaContext()
+    for event in (_get("/health"), load_event("furl_post_tts")):
+        answer = HttpAnswer.of(app.lambda_handler(event, context))
+        assert answer.status == 503 and answer.json()["error"]["code"] == "model_missing"
+        assert "/opt/secret-model" not in answer.body.decode() and context.aws_request_id in answer.body.decode()
+    logged = [line for line in json_logs() if line.get("function_request_id") == context.aws_request_id and "error" in line]
+    assert any("/opt/secret-model" in line["error"]["message"] for line in logged)
+
+
+@pytest.mark.parametrize(
+    ("bucket", "endpoint", "status"),
+    [
+        ("supertonic-input-999999999999-nowhere", None, 502),  # S3 answers NoSuchBucket: permanent
+        (INPUT_BUCKET, "http://127.0.0.1:9", 503),  # S3 unreachable: try again
+    ],
+)
+def test_s3_failures_name_no_bucket_key_or_s3_message(
+    app: Any, s3: Any, configure: Any, json_logs: Any, bucket: str, endpoint: str | None, status: int
+) -> None:
+    service = configure(input_bucket=bucket)
+    if endpoint is not None:
+        service._store = ObjectStore(boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                                                  config=Config(retries={"max_attempts": 1}, connect_timeout=1)))
+    context = LambdaContext()
+    answer = HttpAnswer.of(app.lambda_handler(load_event("furl_post_job"), context))
+    body = answer.body.decode()
+    assert answer.status == status and answer.json()["error"]["code"].startswith("storage_")
+    assert _says_where_things_are(body, bucket, "input/jobs/", "specified bucket", endpoint or "") == []
+    assert context.aws_request_id in answer.json()["error"]["message"]
+    (logged,) = [line for line in json_logs() if line.get("function_request_id") == context.aws_request_id and "error" in line]
+    assert logged["level"] == "ERROR" and "input/jobs/" in logged["error"]["message"]
+
+
+def test_job_status_names_no_bucket_key_or_etag(app: Any, s3: Any) -> None:
+    job = _call(app, load_event("furl_post_job")).json()
+    key = f"input/jobs/{job['job_id']}.json"
+    etag = s3.head_object(Bucket=INPUT_BUCKET, Key=key)["ETag"].strip('"')
+    notification = load_event("s3_put_json")
+    notification["Records"][0]["s3"]["object"].update(key=key, size=s3.head_object(Bucket=INPUT_BUCKET, Key=key)["ContentLength"], eTag=etag)
+    app.lambda_handler(notification, LambdaContext())
+
+    done = _call(app, _get(urlparse(job["status_url"]).path)).json()
+    assert done["status"] == "done" and done["audio"]["bytes"] > 0 and done["audio"]["content_type"] == "audio/mpeg"
+    # The link names the bucket and key, as any presigned S3 URL must; nothing else does.
+    link = done.pop("audio_url")
+    assert _says_where_things_are(json.dumps(done), etag, key, "output/") == []
+    assert audio_info(fetch(link)).duration == pytest.approx(done["duration_s"], abs=0.06)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -88,10 +89,21 @@ def test_publish_writes_audio_then_the_manifest_once(store: ObjectStore, s3: Any
 
 def test_presigned_link_works_without_credentials(store: ObjectStore, s3: Any) -> None:
     s3.put_object(Bucket=OUTPUT_BUCKET, Key="output/l.wav", Body=b"audio bytes")
-    url = store.presigned_get(OUTPUT_BUCKET, "output/l.wav", expires_s=120)
+    link = store.presigned_get(OUTPUT_BUCKET, "output/l.wav", expires_s=120)
     # moto does not check signatures or expiry, so the link's own parameters are checked.
-    assert parse_qs(urlparse(url).query)["X-Amz-Expires"] == ["120"]
-    assert fetch(url) == b"audio bytes"
+    assert parse_qs(urlparse(link.url).query)["X-Amz-Expires"] == ["120"] and link.expires_s == 120
+    assert fetch(link.url) == b"audio bytes"
+
+
+def test_presigned_link_ends_when_its_credentials_do(s3: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Temporary credentials whose expiry botocore knows (here from AWS_CREDENTIAL_EXPIRATION, as for
+    # an assumed role): a link signed with them stops working then, so it must not promise longer.
+    expiry = datetime.now(timezone.utc) + timedelta(minutes=20)
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
+    monkeypatch.setenv("AWS_CREDENTIAL_EXPIRATION", expiry.isoformat())
+    link = ObjectStore().presigned_get(OUTPUT_BUCKET, "output/l.wav", expires_s=3600)
+    (signed,) = parse_qs(urlparse(link.url).query)["X-Amz-Expires"]
+    assert int(signed) == link.expires_s and 19 * 60 <= link.expires_s <= 20 * 60
 
 
 def _client_error(code: str, status: int) -> ClientError:

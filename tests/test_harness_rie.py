@@ -140,3 +140,10 @@ def test_every_public_function_of_the_function_harness_is_typed():
                 if bare or signature.return_annotation is inspect.Signature.empty:
                     untyped.append(f"{module_info.name}.{qualified}({', '.join(bare)})")
     assert untyped == []
+
+
+def test_the_emulator_s_timeout_wins_over_a_template_s_copy_of_it():
+    # template.yaml tells the function its Timeout by the name RIE uses; --timeout must still rule.
+    spec = rie.FunctionSpec(timeout_s=7, environment={"AWS_LAMBDA_FUNCTION_TIMEOUT": "120", "SUPERTONIC_X": "1"})
+    env = spec.env({})
+    assert env["AWS_LAMBDA_FUNCTION_TIMEOUT"] == "7" and env["SUPERTONIC_X"] == "1"

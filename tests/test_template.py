@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,14 @@ from fixtures_s3 import FUNCTION_ENV, INPUT_BUCKET, OUTPUT_BUCKET
 from supertonic_engine.config import DEFAULT_MAX_TEXT_CHARS, ENV_MODEL_DIR
 from supertonic_engine.synthesis import DEFAULT_SPEED, SPEED_RANGE
 from supertonic_function import http_api
-from supertonic_function.config import ENV_CORS_ALLOW_ORIGINS, ENV_METRICS_NAMESPACE, ENV_SERVICE_NAME, VARIABLES, FunctionConfig
+from supertonic_function.config import (
+    ENV_CORS_ALLOW_ORIGINS,
+    ENV_FUNCTION_TIMEOUT,
+    ENV_METRICS_NAMESPACE,
+    ENV_SERVICE_NAME,
+    VARIABLES,
+    FunctionConfig,
+)
 from supertonic_function.layout import KeyKind, Layout
 from supertonic_harness import template as template_module
 from supertonic_harness.template import Template
@@ -31,6 +39,22 @@ def template() -> Template:
 @pytest.fixture(scope="module")
 def function(template: Template) -> dict[str, Any]:
     return template.resources["TtsFunction"]
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    """The whole template as CloudFormation reads it (Conditions and Rules included)."""
+    return yaml.load(TEMPLATE.read_text(), Loader=template_module._CfnLoader)
+
+
+def _statements(function: dict[str, Any], action: str) -> list[dict[str, Any]]:
+    (policy,) = function["Properties"]["Policies"]
+    return [s for s in policy["Statement"] if action in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]])]
+
+
+def _iam_matches(pattern: str, value: str) -> bool:
+    """IAM's wildcards: ``*`` is any run of characters (slashes too), ``?`` one character."""
+    return re.fullmatch(re.escape(pattern).replace(r"\*", ".*").replace(r"\?", "."), value) is not None
 
 
 @pytest.mark.slow  # cfn-lint loads every resource schema: ~5 s of imports
@@ -95,12 +119,12 @@ def test_tmp_holds_the_longest_job(function: dict[str, Any]) -> None:
     assert function["Properties"]["EphemeralStorage"]["Size"] * 1024 * 1024 >= wav_bytes
 
 
-def test_cors_is_the_url_s_own_and_matches_the_function_s(function: dict[str, Any], template: Template) -> None:
+def test_cors_is_the_url_s_own_and_matches_the_function_s(function: dict[str, Any], template: Template, document: dict[str, Any]) -> None:
     # Browser preflights are unsigned: only the URL's Cors block answers them under AWS_IAM too.
     url = function["Properties"]["FunctionUrlConfig"]
     condition, cors, otherwise = url["Cors"]["Fn::If"]
     assert otherwise == {"Ref": "AWS::NoValue"}  # no origins, no CORS at all
-    conditions = yaml.load(TEMPLATE.read_text(), Loader=template_module._CfnLoader)["Conditions"]
+    conditions = document["Conditions"]
     assert conditions[condition] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "CorsAllowOrigins"}, ""]}]}
     assert cors["AllowOrigins"] == {"Fn::Split": [",", {"Ref": "CorsAllowOrigins"}]}
     assert tuple(cors["AllowMethods"]) == http_api.CORS_ALLOW_METHODS
@@ -135,3 +159,78 @@ def test_outputs() -> None:
     outputs = yaml.load(TEMPLATE.read_text(), Loader=TagsAsText)["Outputs"]
     assert {"FunctionUrl", "InputBucketName", "OutputBucketName", "FunctionName", "FailedEventsQueueUrl"} <= set(outputs)
     assert outputs["FunctionUrl"]["Value"] == "TtsFunctionUrl.FunctionUrl"
+
+
+# --- least privilege and the public edge ----------------------------------------------------------------
+
+LAYOUT = Layout(FunctionConfig(input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET))
+REQUEST_ID = "8f14e45f-ceea-467f-a0e6-5c1a9d1b8e2a"
+JOB_KEY = LAYOUT.job_key("0123456789abcdef0123456789abcdef")
+RESULTS = LAYOUT.result_keys("input/story.txt", "0a1b2c3d")
+
+
+def test_list_bucket_only_for_the_prefixes_the_function_reads(function: dict[str, Any], template: Template) -> None:
+    # ListBucket only makes a HEAD or GET of a missing key a 404; S3 checks it with the key as s3:prefix.
+    prefixes: dict[str, list[str]] = {}
+    for statement in _statements(function, "s3:ListBucket"):
+        assert statement["Action"] == "s3:ListBucket"  # alone: nothing else is bucket-wide
+        bucket = template.resolve(statement["Resource"]).rpartition(":")[2]
+        prefixes.setdefault(bucket, []).append(template.resolve(statement["Condition"]["StringLike"]["s3:prefix"]))
+    assert set(prefixes) == {INPUT_BUCKET, OUTPUT_BUCKET}
+    read = {INPUT_BUCKET: ["input/story.txt", JOB_KEY], OUTPUT_BUCKET: [RESULTS.manifest]}
+    for bucket, keys in read.items():
+        assert all(any(_iam_matches(p, key) for p in prefixes[bucket]) for key in keys), (bucket, keys)
+        assert not any(_iam_matches(p, "private/notes.txt") or _iam_matches(p, "") for p in prefixes[bucket])
+
+
+def test_deletes_only_the_audio_a_losing_delivery_wrote(function: dict[str, Any], template: Template) -> None:
+    (statement,) = _statements(function, "s3:DeleteObject")
+    assert statement["Action"] == "s3:DeleteObject"
+    pattern = template.resolve(statement["Resource"])
+    arn = f"arn:aws:s3:::{OUTPUT_BUCKET}/"
+    assert _iam_matches(pattern, arn + RESULTS.audio("mp3", REQUEST_ID))
+    for kept in (RESULTS.manifest, LAYOUT.response_key(REQUEST_ID, "wav"), "input/story.txt"):
+        assert not _iam_matches(pattern, arn + kept), kept
+
+
+def test_buckets_refuse_plain_http(template: Template) -> None:
+    policies = {r["Properties"]["Bucket"]["Ref"]: r["Properties"]["PolicyDocument"] for r in template.resources.values()
+                if r["Type"] == "AWS::S3::BucketPolicy"}
+    assert set(policies) == set(template.buckets())
+    for bucket, policy in policies.items():
+        (deny,) = [s for s in policy["Statement"] if s["Effect"] == "Deny"]
+        assert deny["Principal"] == "*" and deny["Action"] == "s3:*"
+        assert deny["Condition"] == {"Bool": {"aws:SecureTransport": False}}
+        assert deny["Resource"] == [{"Fn::GetAtt": [bucket, "Arn"]}, {"Fn::Sub": f"${{{bucket}.Arn}}/*"}]
+
+
+def test_concurrency_can_be_reserved_and_must_be_for_a_public_url(function: dict[str, Any], template: Template, document: dict[str, Any]) -> None:
+    parameter = template.parameters["ReservedConcurrency"]
+    assert (parameter["Type"], parameter["Default"], parameter["MinValue"]) == ("Number", 0, 0)
+    # 0 means unreserved (ReservedConcurrentExecutions: 0 would stop the function altogether).
+    assert function["Properties"]["ReservedConcurrentExecutions"] == {
+        "Fn::If": ["HasReservedConcurrency", {"Ref": "ReservedConcurrency"}, {"Ref": "AWS::NoValue"}]
+    }
+    assert document["Conditions"]["HasReservedConcurrency"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "ReservedConcurrency"}, 0]}]}
+    (rule,) = [r for r in document["Rules"].values() if r["RuleCondition"] == {"Fn::Equals": [{"Ref": "FunctionUrlAuthType"}, "NONE"]}]
+    (assertion,) = rule["Assertions"]
+    assert assertion["Assert"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "ReservedConcurrency"}, "0"]}]}
+
+
+def test_output_bucket_lets_the_url_s_origins_read_the_audio(template: Template) -> None:
+    # A browser follows the 303 to the presigned link, or fetches audio_url, from the page's origin.
+    condition, cors, otherwise = template.resources["OutputBucket"]["Properties"]["CorsConfiguration"]["Fn::If"]
+    assert (condition, otherwise) == ("HasCorsOrigins", {"Ref": "AWS::NoValue"})
+    (rule,) = cors["CorsRules"]
+    # "null": the Origin a followed cross-origin redirect carries.
+    assert rule["AllowedOrigins"] == {"Fn::Split": [",", {"Fn::Sub": "${CorsAllowOrigins},null"}]}
+    assert set(rule["AllowedMethods"]) == {"GET", "HEAD"} and rule["MaxAge"] == http_api.CORS_MAX_AGE_S
+    assert "CorsConfiguration" not in template.resources["InputBucket"]["Properties"]
+
+
+def test_the_function_is_told_its_timeout(function: dict[str, Any], template: Template) -> None:
+    variables = function["Properties"]["Environment"]["Variables"]
+    assert variables[ENV_FUNCTION_TIMEOUT] == {"Ref": "Timeout"}
+    config = FunctionConfig.from_env(template.function("TtsFunction").environment)
+    assert config.function_timeout_s == template.parameters["Timeout"]["Default"]
+    assert config.deadline_margin_s < template.parameters["Timeout"]["MinValue"]  # the defaults always leave time

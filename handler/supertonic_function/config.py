@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from supertonic_engine.errors import ConfigurationError
+from supertonic_engine.storage import MAX_PRESIGNED_URL_S
 
 ENV_INPUT_BUCKET = "SUPERTONIC_INPUT_BUCKET"
 ENV_INPUT_PREFIX = "SUPERTONIC_INPUT_PREFIX"
@@ -25,6 +26,9 @@ ENV_DEADLINE_MARGIN_S = "SUPERTONIC_DEADLINE_MARGIN_S"
 ENV_URL_EXPIRES_S = "SUPERTONIC_URL_EXPIRES_S"
 ENV_CORS_ALLOW_ORIGINS = "SUPERTONIC_CORS_ALLOW_ORIGINS"
 ENV_WARM_UP = "SUPERTONIC_WARM_UP"
+# The function's timeout in seconds. The emulator sets it; Lambda itself does not, so template.yaml
+# passes its Timeout parameter under this same name.
+ENV_FUNCTION_TIMEOUT = "AWS_LAMBDA_FUNCTION_TIMEOUT"
 ENV_METRICS_NAMESPACE = "POWERTOOLS_METRICS_NAMESPACE"
 ENV_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
 
@@ -55,6 +59,9 @@ class FunctionConfig:
     max_object_bytes: int = 256 * 1024
     # Seconds kept back from the invocation's remaining time for encoding and upload.
     deadline_margin_s: float = 2.0
+    # The invocation timeout, when known (None: running outside Lambda and the emulator).
+    function_timeout_s: float | None = None
+    # Lifetime of presigned audio links; each link is also cut to the signing credentials' expiry.
     url_expires_s: int = 3600
     # Origins allowed to call the function URL from a browser; empty: no CORS headers.
     cors_allow_origins: tuple[str, ...] = ()
@@ -67,6 +74,20 @@ class FunctionConfig:
                 f"{ENV_OUTPUT_PREFIX}={self.output_prefix!r} overlaps {ENV_INPUT_PREFIX}={self.input_prefix!r} "
                 f"in the same bucket; use a separate {ENV_OUTPUT_BUCKET} or prefixes that do not contain each other",
                 field=ENV_OUTPUT_PREFIX,
+            )
+        if self.function_timeout_s is not None and self.deadline_margin_s >= self.function_timeout_s:
+            # No time would be left for synthesis: every request a 504, every dropped text a failure
+            # blamed on the text.
+            raise ConfigurationError(
+                f"{ENV_DEADLINE_MARGIN_S}={self.deadline_margin_s:g} leaves no time for synthesis in the function's "
+                f"{self.function_timeout_s:g} s timeout ({ENV_FUNCTION_TIMEOUT}); set it below the timeout (the default is 2 s)",
+                field=ENV_DEADLINE_MARGIN_S,
+            )
+        if self.url_expires_s > MAX_PRESIGNED_URL_S:
+            raise ConfigurationError(
+                f"{ENV_URL_EXPIRES_S}={self.url_expires_s}: S3 refuses presigned links valid for more than 7 days; "
+                f"set at most {MAX_PRESIGNED_URL_S}",
+                field=ENV_URL_EXPIRES_S,
             )
 
     @property
@@ -135,6 +156,13 @@ def _positive_int(raw: str) -> int:
     return value
 
 
+def _positive_float(raw: str) -> float:
+    value = float(raw)
+    if not value > 0:
+        raise ValueError("must be a positive number of seconds")
+    return value
+
+
 def _non_negative_float(raw: str) -> float:
     value = float(raw)
     if not value >= 0:
@@ -165,6 +193,7 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "sync_max_text_chars": (ENV_SYNC_MAX_TEXT_CHARS, _positive_int),
     "max_object_bytes": (ENV_MAX_OBJECT_BYTES, _positive_int),
     "deadline_margin_s": (ENV_DEADLINE_MARGIN_S, _non_negative_float),
+    "function_timeout_s": (ENV_FUNCTION_TIMEOUT, _positive_float),
     "url_expires_s": (ENV_URL_EXPIRES_S, _positive_int),
     "cors_allow_origins": (ENV_CORS_ALLOW_ORIGINS, _origins),
     "warm_up": (ENV_WARM_UP, true_or_false),

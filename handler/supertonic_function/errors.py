@@ -138,23 +138,41 @@ HTTP_STATUS: Mapping[type[BaseException], int] = {
     DeadlineExceeded: 504,
 }
 
+# Failures whose message says where things are stored (a bucket, whose name holds the account id,
+# a key, an ETag, a path on disk) or quotes S3's own reply. The message goes only to the log line
+# log_error writes, which carries the request id; the caller gets this sentence and that request id.
+PRIVATE_MESSAGES: Mapping[type[BaseException], str] = {
+    StorageError: "the function's storage (S3) failed",
+    StorageUnavailable: "the function's storage (S3) is busy or unreachable; try again shortly",
+    ObjectMissing: "an object the request needs is not in the function's storage",
+    ModelError: "the function's model could not be loaded",
+}
+
 INTERNAL_ERROR_CODE = "internal_error"
+
+
+def _nearest(table: Mapping[type[BaseException], Any], error: BaseException) -> Any:
+    """The value of the nearest ancestor of ``error``'s class listed in ``table``, else None."""
+    return next((table[cls] for cls in type(error).__mro__ if cls in table), None)
 
 
 def http_status(error: BaseException) -> int:
     """The status of the nearest ancestor listed in ``HTTP_STATUS``; 500 for anything unexpected."""
-    for cls in type(error).__mro__:
-        if cls in HTTP_STATUS:
-            return HTTP_STATUS[cls]
-    return 500
+    status = _nearest(HTTP_STATUS, error)
+    return 500 if status is None else status
 
 
 def error_detail(error: BaseException, request_id: str | None = None) -> dict[str, Any]:
-    """``{"code", "message", "field"}``; an unexpected exception's text stays in the logs."""
-    if isinstance(error, SupertonicError):
-        return error.to_dict()
+    """``{"code", "message", "field"}`` as a caller may see it: an unexpected exception's text, and
+    the message of a ``PRIVATE_MESSAGES`` class, stay in the logs."""
     where = f" (request {request_id})" if request_id else ""
-    return {"code": INTERNAL_ERROR_CODE, "message": f"internal error{where}; see the function's logs", "field": None}
+    if not isinstance(error, SupertonicError):
+        return {"code": INTERNAL_ERROR_CODE, "message": f"internal error{where}; see the function's logs", "field": None}
+    detail = error.to_dict()
+    private = _nearest(PRIVATE_MESSAGES, error)
+    if private is not None:
+        detail["message"] = f"{private}{where}; the function's logs say why"
+    return detail
 
 
 def error_body(error: BaseException, request_id: str | None = None) -> dict[str, Any]:

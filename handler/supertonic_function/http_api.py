@@ -175,7 +175,7 @@ class Route:
 
 
 def health(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
-    report = service.init_report() | {"cold_start": call.cold_start, "status": "ok"}
+    report = service.init_report(call.request_id) | {"cold_start": call.cold_start, "status": "ok"}
     try:
         engine = service.engine
     except SupertonicError:

@@ -63,9 +63,17 @@ def status(service: Service, job_id: str) -> dict[str, Any]:
     manifest = service.store.get_json(keys.bucket, keys.manifest)
     if manifest is None:
         return {"job_id": job_id, "status": "queued"}
-    document = {"job_id": job_id, **manifest}
+    document = {"job_id": job_id, **_public(manifest)}
     if manifest.get("status") == "done":
-        expires = service.config.url_expires_s
-        document["audio_url"] = service.store.presigned_get(keys.bucket, manifest["audio"]["key"], expires)
-        document["expires_in_s"] = expires
+        link = service.store.presigned_get(keys.bucket, manifest["audio"]["key"], service.config.url_expires_s)
+        document |= {"audio_url": link.url, "expires_in_s": link.expires_s}
+    return document
+
+
+def _public(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest without where things are stored: buckets (their names hold the account id),
+    keys, ETags and version ids are the operator's; a caller has the job id and the audio link."""
+    document = {name: value for name, value in manifest.items() if name != "source"}
+    if isinstance(document.get("audio"), dict):
+        document["audio"] = {name: document["audio"][name] for name in ("content_type", "bytes") if name in document["audio"]}
     return document

@@ -15,6 +15,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from supertonic_engine.storage import PresignedUrl
+
 from .errors import ResponseTooLarge, error_body, error_detail, http_status
 from .rendering import Rendered
 from .service import Service
@@ -85,12 +87,12 @@ def http_success(service: Service, rendered: Rendered, *, request_id: str, as_js
         response = binary_response(200, rendered.audio, rendered.headers())
     if size_of(response) <= SYNC_RESPONSE_LIMIT:
         return response
-    url = _park(service, rendered, request_id, size_of(response))
-    linked = rendered.summary() | {"audio_url": url, "expires_in_s": service.config.url_expires_s}
+    link = _park(service, rendered, request_id, size_of(response))
+    linked = rendered.summary() | {"audio_url": link.url, "expires_in_s": link.expires_s}
     if as_json:
-        return json_response(200, linked, {"location": url})
+        return json_response(200, linked, {"location": link.url})
     # 303 See Other: the audio is over there; curl -L and browsers' fetch follow it by themselves.
-    return json_response(303, linked, {"location": url})
+    return json_response(303, linked, {"location": link.url})
 
 
 def direct_success(service: Service, rendered: Rendered, *, request_id: str) -> dict[str, Any]:
@@ -98,15 +100,15 @@ def direct_success(service: Service, rendered: Rendered, *, request_id: str) -> 
     document = _with_inline_audio(rendered)
     if size_of(document) <= SYNC_RESPONSE_LIMIT:
         return document
-    url = _park(service, rendered, request_id, size_of(document))
-    return rendered.summary() | {"audio_url": url, "expires_in_s": service.config.url_expires_s}
+    link = _park(service, rendered, request_id, size_of(document))
+    return rendered.summary() | {"audio_url": link.url, "expires_in_s": link.expires_s}
 
 
 def _with_inline_audio(rendered: Rendered) -> dict[str, Any]:
     return rendered.summary() | {"audio_base64": base64.b64encode(rendered.audio).decode("ascii")}
 
 
-def _park(service: Service, rendered: Rendered, request_id: str, response_bytes: int) -> str:
+def _park(service: Service, rendered: Rendered, request_id: str, response_bytes: int) -> PresignedUrl:
     """Put oversized audio in the results bucket and return a presigned GET link to it."""
     bucket = service.config.results_bucket
     if bucket is None:

@@ -20,7 +20,7 @@ from supertonic_engine.storage import ObjectStore
 
 from . import __version__
 from .config import ENV_INPUT_BUCKET, FunctionConfig
-from .errors import NotConfigured
+from .errors import NotConfigured, error_detail
 from .layout import Layout
 from .telemetry import logger
 
@@ -67,7 +67,9 @@ class Service:
         if config.input_bucket or config.results_bucket:
             service.store  # noqa: B018 - build the S3 client now: init time is not a request's time
         service.init_ms = (time.perf_counter() - started) * 1000.0
-        logger.info("init done", extra=service.init_report())
+        # The log, unlike /health, may say where the model is and what exactly went wrong.
+        where = {"model_dir": str(loaded.model_dir)} if isinstance(loaded, Engine) else {"error": loaded.to_dict()}
+        logger.info("init done", extra=service.init_report() | where)
         return service
 
     @property
@@ -97,7 +99,9 @@ class Service:
             raise NotConfigured(f"{feature} needs the input bucket: set {ENV_INPUT_BUCKET}")
         return self.config.input_bucket
 
-    def init_report(self) -> dict[str, object]:
+    def init_report(self, request_id: str | None = None) -> dict[str, object]:
+        """Versions, init times and the model's state as ``GET /health`` shows them to anyone: no
+        paths, and an init error as a caller sees it (``error_detail``, with ``request_id``)."""
         loaded = not isinstance(self.engine_or_error, SupertonicError)
         report: dict[str, object] = {
             "version": __version__,
@@ -107,9 +111,9 @@ class Service:
             "model_loaded": loaded,
         }
         if loaded:
-            report.update(model_kind=self.engine.model_kind, model_dir=str(self.engine.model_dir))
+            report["model_kind"] = self.engine.model_kind
         else:
-            report["error"] = self.engine_or_error.to_dict()  # type: ignore[union-attr]
+            report["error"] = error_detail(self.engine_or_error, request_id)
         return report
 
 

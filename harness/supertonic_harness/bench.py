@@ -144,27 +144,28 @@ class Worker:
     """A side's worker process; ``ready`` holds its cold-start facts."""
 
     def __init__(self, side: Side, process: subprocess.Popen, spawned_at: float, limits=None) -> None:
+        if process.stdin is None or process.stdout is None:
+            raise ValueError("a benchmark worker needs its stdin and stdout as pipes")
         self.side = side
         self.process = process
+        self._stdin, self._stdout = process.stdin, process.stdout
         self.limits = limits
         self.ready = self._read()
         self.ready["cold_start_s"] = time.perf_counter() - spawned_at  # process start to four sessions ready
         self.ready["first_request_s"] = self.request(**WARM_UP)["synth_s"]
 
     def request(self, **payload: object) -> dict:
-        assert self.process.stdin is not None
         if self.limits is not None:
             self.limits.reset_peak()
-        self.process.stdin.write(json.dumps(payload) + "\n")
-        self.process.stdin.flush()
+        self._stdin.write(json.dumps(payload) + "\n")
+        self._stdin.flush()
         answer = self._read()
         if self.limits is not None and (peak := self.limits.peak_bytes()) is not None:
             answer["cgroup_peak_mb"] = peak / 2**20  # page cache included
         return answer
 
     def _read(self) -> dict:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
+        line = self._stdout.readline()
         if not line:
             code = self.process.wait()
             oom = f" ({self.limits.oom_kills()} OOM kill(s) in its limits)" if self.limits is not None else ""

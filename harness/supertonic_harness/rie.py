@@ -105,6 +105,9 @@ class FunctionSpec:
             }
         )
         env.update(self.environment)
+        # The timeout RIE enforces; template.yaml passes its own Timeout by this name (Lambda does
+        # not tell the function), which must not say otherwise when --timeout is given.
+        env["AWS_LAMBDA_FUNCTION_TIMEOUT"] = str(self.timeout_s)
         return env
 
 
@@ -328,7 +331,7 @@ class Rie:
             # The function timeout bounds the invoke; the margin covers the init allowance and a spawn.
             http_timeout = self.function.timeout_s + INIT_ALLOWANCE_S + 30
             try:
-                with urllib.request.urlopen(request, timeout=http_timeout) as response:
+                with urllib.request.urlopen(request, timeout=http_timeout) as response:  # http to RIE on loopback  # nosec B310
                     status, body = response.status, response.read()
             except urllib.error.HTTPError as error:
                 status, body = error.code, error.read()

@@ -19,9 +19,9 @@ from .rie import LOOPBACK
 
 DUMMY_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
-    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",  # moto's dummy key, not a secret  # nosec B105
     # RIE passes an empty token on when none is set; botocore would then sign with it.
-    "AWS_SESSION_TOKEN": "testing",
+    "AWS_SESSION_TOKEN": "testing",  # moto's dummy token  # nosec B105
 }
 
 

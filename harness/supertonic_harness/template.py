@@ -92,7 +92,7 @@ class Template:
 
     @classmethod
     def load(cls, path: Path = DEFAULT_TEMPLATE, *, region: str = "us-east-1") -> Template:
-        document = yaml.load(Path(path).read_text(), Loader=_CfnLoader) or {}
+        document = yaml.load(Path(path).read_text(), Loader=_CfnLoader) or {}  # a SafeLoader with CloudFormation's tags  # nosec B506
         return cls(
             resources=document.get("Resources") or {},
             parameters=document.get("Parameters") or {},

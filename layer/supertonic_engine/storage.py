@@ -23,6 +23,7 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,8 @@ _TRANSIENT_CODES = frozenset(
 )
 _MISSING_CODES = frozenset({"404", "NoSuchKey", "NotFound"})
 _PRECONDITION_CODES = frozenset({"412", "PreconditionFailed"})
+# The longest lifetime S3 accepts for a SigV4 presigned URL (X-Amz-Expires).
+MAX_PRESIGNED_URL_S = 7 * 24 * 3600
 
 
 # --- errors --------------------------------------------------------------------------------------
@@ -172,6 +175,12 @@ class ObjectInfo:
     def revision(self) -> str | None:
         """The identity of this exact content: the version id when the bucket keeps versions, else the ETag."""
         return self.version_id or self.etag
+
+
+@dataclass(frozen=True)
+class PresignedUrl:
+    url: str
+    expires_s: int  # how long the link works, which may be less than asked for
 
 
 @dataclass(frozen=True)
@@ -348,11 +357,36 @@ class ObjectStore:
                 logger.warning("could not remove audio no manifest names: %s", error.message)
         return mine
 
-    def presigned_get(self, bucket: str, key: str, expires_s: int) -> str:
-        """A time-limited GET link that needs no AWS credentials to use."""
-        return self._client.generate_presigned_url(
-            "get_object", Params={"Bucket": bucket, "Key": key}, ExpiresIn=int(expires_s)
-        )
+    def presigned_get(self, bucket: str, key: str, expires_s: int) -> PresignedUrl:
+        """A time-limited GET link that needs no AWS credentials to use.
+
+        A link stops working when the credentials that signed it expire, whatever it says, so its
+        lifetime is cut to what the signing credentials have left where botocore knows it.
+        """
+        lifetime = int(expires_s)
+        expiry = _credentials_expiry(self._client)
+        if expiry is not None:
+            left = int((expiry - datetime.now(timezone.utc)).total_seconds())
+            lifetime = max(1, min(lifetime, left))
+        url = self._client.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": key}, ExpiresIn=lifetime)
+        return PresignedUrl(url, lifetime)
+
+
+def _credentials_expiry(client: Any) -> datetime | None:
+    """When the credentials ``client`` signs with expire: known for temporary credentials that
+    botocore refreshes (an assumed role, container or instance credentials, or
+    ``AWS_CREDENTIAL_EXPIRATION`` beside the keys), None for plain keys.
+
+    botocore keeps the signer's credentials and their expiry on private attributes only, so a
+    missing attribute means "unknown", never an error.
+    """
+    credentials = getattr(getattr(client, "_request_signer", None), "_credentials", None)
+    if credentials is None:
+        return None
+    if callable(getattr(credentials, "get_frozen_credentials", None)):
+        credentials.get_frozen_credentials()  # refreshes credentials that are about to expire first
+    expiry = getattr(credentials, "_expiry_time", None)
+    return expiry if isinstance(expiry, datetime) else None
 
 
 def _info(bucket: str, key: str, reply: Mapping[str, Any]) -> ObjectInfo:
