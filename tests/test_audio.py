@@ -1,4 +1,6 @@
 import io
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -108,3 +110,37 @@ def test_streamed_opus_equals_one_shot_opus():
     decoded_streamed, _ = sf.read(io.BytesIO(streamed.getvalue()), dtype="float32")
     decoded_whole, _ = sf.read(io.BytesIO(audio.encode(samples, SR, "opus")), dtype="float32")
     np.testing.assert_array_equal(decoded_streamed, decoded_whole)
+
+
+# Minutes of audio in one call: libsndfile's Vorbis writer segfaulted past ~47 s in one write.
+LONG_AUDIO_S = 180
+ENCODE_ALL = """
+import sys
+import numpy as np
+from supertonic_engine import audio
+noise = (np.random.RandomState(0).randn({frames}) * 0.3).astype(np.float32)
+for fmt in audio.available_formats():
+    with open(f"{{sys.argv[1]}}/long.{{fmt}}", "wb") as out:
+        out.write(audio.encode(noise, {rate}, fmt))
+"""
+
+
+def test_minutes_of_audio_encode_to_valid_files_in_every_format(tmp_path):
+    # In a child process: a crash in the codec must fail this test, not end the test run.
+    frames = LONG_AUDIO_S * SR
+    script = ENCODE_ALL.format(frames=frames, rate=SR)
+    child = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert child.returncode == 0, f"encoding died with status {child.returncode}: {child.stderr[-2000:]}"
+    noise = (np.random.RandomState(0).randn(frames) * 0.3).astype(np.float32)
+    for fmt in audio.available_formats():
+        data = (tmp_path / f"long.{fmt}").read_bytes()
+        if fmt == "pcm":
+            np.testing.assert_array_equal(np.frombuffer(data, dtype="<i2"), audio.to_pcm16(noise))
+            continue
+        decoded, rate = sf.read(io.BytesIO(data), dtype="int16" if fmt in ("wav", "flac") else "float32")
+        assert rate == (audio.FORMATS[fmt].sample_rate or SR), fmt
+        if fmt in ("wav", "flac"):  # lossless: every sample survives the blocks
+            np.testing.assert_array_equal(decoded, audio.to_pcm16(noise))
+        else:  # lossy: the whole length, give or take the codec's padding
+            assert abs(decoded.shape[0] / rate - LONG_AUDIO_S) < 0.1, fmt
+            assert np.isfinite(decoded).all() and np.abs(decoded).max() > 0.1, fmt

@@ -1,14 +1,15 @@
 """Audio encoding: WAV, FLAC, OGG/Vorbis always; MP3 and OGG/Opus where the bundled libsndfile has them.
 
 Samples are clipped to [-1, 1] before any integer conversion: libsndfile's float-to-PCM path does
-not clip by default, so a peak of 1.02 would wrap around to a loud negative click.
+not clip by default, so a peak of 1.02 would wrap around to a loud negative click. Every format is
+handed to libsndfile in blocks of ``BLOCK_FRAMES``, however long the signal.
 """
 
 from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import BinaryIO
@@ -17,6 +18,12 @@ import numpy as np
 import soundfile as sf
 
 from .errors import UnsupportedFormat
+
+# libsndfile's Vorbis encoder (1.2.2, bundled with soundfile 0.13-0.14) crashes the process with a
+# segmentation fault when one write hands it more than about two million frames (~47 s at 44.1 kHz).
+# Writing in blocks of this size avoids that for every codec, and bounds the temporary copies made
+# per write (clipped, int16, resampled) to one block.
+BLOCK_FRAMES = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -153,10 +160,23 @@ def _encode_with(fmt: AudioFormat, samples: np.ndarray, sample_rate: int) -> byt
 
 
 class AudioWriter:
-    """Writes audio chunk by chunk to a path or binary file, so long texts never sit whole in memory."""
+    """Writes audio chunk by chunk to a path or binary file, so long texts never sit whole in memory.
 
-    def __init__(self, target: str | os.PathLike[str] | BinaryIO, fmt: str, sample_rate: int, *, _format: AudioFormat | None = None) -> None:
+    ``before_block`` is called before each block is encoded: a deadline check there stops a long
+    encode (Opus resamples and encodes at a few tens of times real time) within one block.
+    """
+
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | BinaryIO,
+        fmt: str,
+        sample_rate: int,
+        *,
+        before_block: Callable[[], None] | None = None,
+        _format: AudioFormat | None = None,
+    ) -> None:
         self.format = _format or audio_format(fmt)
+        self._before_block = before_block
         self.source_rate = sample_rate
         self.file_rate = self.format.sample_rate or sample_rate
         self._resampler = Resampler(sample_rate, self.file_rate) if self.file_rate != sample_rate else None
@@ -177,9 +197,13 @@ class AudioWriter:
 
     def write(self, samples: np.ndarray) -> None:
         samples = np.asarray(samples, dtype=np.float32).reshape(-1)
-        if self._resampler is not None:
-            samples = self._resampler.process(samples)
-        self._write_file_rate(samples)
+        for start in range(0, samples.size, BLOCK_FRAMES):
+            if self._before_block is not None:
+                self._before_block()
+            block = samples[start : start + BLOCK_FRAMES]
+            if self._resampler is not None:
+                block = self._resampler.process(block)
+            self._write_file_rate(block)
 
     def _write_file_rate(self, samples: np.ndarray) -> None:
         if self._raw is not None:
