@@ -1,6 +1,7 @@
 import io
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -116,6 +117,7 @@ def test_streamed_opus_equals_one_shot_opus():
 LONG_AUDIO_S = 180
 ENCODE_ALL = """
 import sys
+import time
 import numpy as np
 from supertonic_engine import audio
 noise = (np.random.RandomState(0).randn({frames}) * 0.3).astype(np.float32)
@@ -144,3 +146,23 @@ def test_minutes_of_audio_encode_to_valid_files_in_every_format(tmp_path):
         else:  # lossy: the whole length, give or take the codec's padding
             assert abs(decoded.shape[0] / rate - LONG_AUDIO_S) < 0.1, fmt
             assert np.isfinite(decoded).all() and np.abs(decoded).max() > 0.1, fmt
+
+
+def test_resampling_costs_about_as_much_as_filtering_the_signal_once():
+    """Opus answers resample every sample; the cost, measured against a plain FIR filter with the
+    same number of taps over the same signal, must stay a small multiple of it (one windowed-sinc
+    evaluation per output sample made it about a hundred times)."""
+    signal = np.random.RandomState(0).randn(SR * 10).astype(np.float32)
+    taps = np.hanning(2 * audio.Resampler.HALF_TAPS + 1)
+
+    def best_of_three(work) -> float:
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            work()
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    filtering = best_of_three(lambda: np.convolve(signal.astype(np.float64), taps))
+    resampling = best_of_three(lambda: audio.resample(signal, SR, 48_000))
+    assert resampling < 30 * filtering, f"resampling took {resampling:.3f} s, filtering {filtering:.3f} s"

@@ -8,6 +8,7 @@ handed to libsndfile in blocks of ``BLOCK_FRAMES``, however long the signal.
 from __future__ import annotations
 
 import io
+import math
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -102,9 +103,17 @@ class Resampler:
     BLOCK = 4096  # outputs computed per vectorised step (bounds the tap matrix to ~1 MB)
 
     def __init__(self, source_rate: int, target_rate: int) -> None:
-        self.step = source_rate / target_rate  # input samples per output sample
+        # Output n sits at input instant n * up / down (exact integers: 44.1 -> 48 kHz is 147/160).
+        common = math.gcd(source_rate, target_rate)
+        self.up, self.down = source_rate // common, target_rate // common
         # Low-pass at the lower Nyquist frequency (a little under it), in units of the input's.
         self.cutoff = min(1.0, target_rate / source_rate) * 0.97
+        self._offsets = np.arange(1 - self.HALF_TAPS, self.HALF_TAPS + 1)
+        # The instants' fractional parts repeat with period ``down``, so the windowed-sinc weights
+        # are computed once per phase (a polyphase table) instead of once per output sample.
+        distance = (np.arange(self.down) / self.down)[:, None] - self._offsets
+        window = np.i0(self.BETA * np.sqrt(np.clip(1.0 - (distance / (self.HALF_TAPS + 1)) ** 2, 0.0, None))) / np.i0(self.BETA)
+        self._weights = self.cutoff * np.sinc(self.cutoff * distance) * window
         self._pending = np.zeros(0, dtype=np.float64)  # input not yet consumed
         self._pending_start = 0  # global index of _pending[0]
         self._received = 0
@@ -114,30 +123,28 @@ class Resampler:
         """Resample the next piece; ``final=True`` flushes the tail after the last piece."""
         self._pending = np.concatenate([self._pending, np.asarray(samples, dtype=np.float64).reshape(-1)])
         self._received += samples.size
-        if final:
-            end = int(round(self._received / self.step))
+        if final:  # the output length rounded to the nearest sample
+            end = (2 * self._received * self.down + self.up) // (2 * self.up)
         else:  # an output is ready once every input it reads has arrived
-            end = max(self._emitted, int(np.floor((self._received - 1 - self.HALF_TAPS) / self.step)) + 1)
+            end = max(self._emitted, (self._received - 1 - self.HALF_TAPS) * self.down // self.up + 1)
         blocks = [self._outputs(n, min(n + self.BLOCK, end)) for n in range(self._emitted, end, self.BLOCK)]
         out = np.concatenate(blocks) if blocks else np.zeros(0)
         self._emitted = end
-        keep_from = int(np.floor(end * self.step)) - self.HALF_TAPS + 1
+        keep_from = end * self.up // self.down - self.HALF_TAPS + 1
         if keep_from > self._pending_start:
             self._pending = self._pending[keep_from - self._pending_start :]
             self._pending_start = keep_from
         return out.astype(np.float32)
 
     def _outputs(self, first: int, end: int) -> np.ndarray:
-        instants = np.arange(first, end) * self.step
-        taps = np.floor(instants)[:, None].astype(np.int64) + np.arange(1 - self.HALF_TAPS, self.HALF_TAPS + 1)
-        distance = instants[:, None] - taps
-        window = np.i0(self.BETA * np.sqrt(np.clip(1.0 - (distance / (self.HALF_TAPS + 1)) ** 2, 0.0, None))) / np.i0(self.BETA)
-        weights = self.cutoff * np.sinc(self.cutoff * distance) * window
+        position = np.arange(first, end, dtype=np.int64) * self.up
+        taps = (position // self.down)[:, None] + self._offsets
+        weights = self._weights[position % self.down]
         # Inputs before the start or after the end (at the final flush) are silence.
         index = taps - self._pending_start
         inside = (index >= 0) & (taps < self._received)
         values = np.where(inside, self._pending[np.clip(index, 0, self._pending.size - 1)], 0.0)
-        return (weights * values).sum(axis=1)
+        return np.einsum("ij,ij->i", weights, values)
 
 
 def resample(samples: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
