@@ -184,6 +184,13 @@ def test_job_that_would_fail_is_refused_before_it_is_stored(app: Any, s3: Any) -
     assert s3.list_objects_v2(Bucket=INPUT_BUCKET).get("KeyCount") == 0
 
 
+def test_a_job_with_a_number_of_thousands_of_digits_is_accepted(app: Any, s3: Any) -> None:
+    # int() refuses more than 4,300 digits: the normalizer raised a bare ValueError, a 500.
+    answer = _call(app, _post({"text": f"Call {'7' * 5000} now."}, path="/v1/jobs"))
+    assert answer.status == 202, answer.body[:300]
+    assert s3.list_objects_v2(Bucket=INPUT_BUCKET).get("KeyCount") == 1
+
+
 def test_oversized_job_is_refused_by_size_before_its_text_is_read(app: Any, s3: Any, configure: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     service = configure(max_object_bytes=1000)
 
