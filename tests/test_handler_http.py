@@ -103,7 +103,11 @@ def test_cold_start_is_measured_and_reported_once(app: Any, tiny_model_dir: Path
 def test_no_time_left_is_a_504(app: Any, s3: Any) -> None:
     answer = _call(app, load_event("furl_post_tts"), remaining_ms=10)
     assert answer.status == 504
-    assert answer.json()["error"]["code"] == "deadline_exceeded"
+    error = answer.json()["error"]
+    assert error["code"] == "deadline_exceeded"
+    # Nothing ran: the message says so, not "stopped after 0.00 s ... (0/0 chunks done)".
+    assert error["message"].startswith("no time was left to start synthesis: 0.01 s remained and 2.00 s are kept")
+    assert "0/0 chunks" not in error["message"]
 
 
 def test_engine_deadline_stops_a_long_synthesis(app: Any, configure: Any) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from supertonic_engine import Engine, SynthesisResult
 from supertonic_engine.audio import audio_format, content_type, encode
-from supertonic_engine.errors import DeadlineExceeded
+from supertonic_engine.errors import NoTimeToStart
 
 from .request import TtsRequest
 from .telemetry import record_synthesis
@@ -93,17 +93,18 @@ def synthesis_budget_s(context: InvocationContext | None, margin_s: float) -> fl
     """Seconds synthesis may take in this invocation; None outside Lambda (no context, no deadline)."""
     if context is None:
         return None
-    return context.get_remaining_time_in_millis() / 1000.0 - margin_s
+    left_s = context.get_remaining_time_in_millis() / 1000.0
+    if left_s <= margin_s:
+        # Nothing is left beyond the margin: earlier work in this invocation (another record of
+        # the same S3 event) used the time, or the timeout is not longer than the margin. A cold
+        # start is no cause: Lambda does not count the init phase against the timeout.
+        raise NoTimeToStart(left_s, margin_s, "encoding and delivering the answer")
+    return left_s - margin_s
 
 
 def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, source: str, into: Path | None = None) -> Rendered:
     """Synthesize and encode; with ``into`` the audio is encoded chunk by chunk into that file
     (for long texts: memory stays flat), else returned as bytes."""
-    if budget_s is not None and budget_s <= 0:
-        # Nothing is left beyond the margin: earlier work in this invocation (another record of
-        # the same S3 event) used the time, or the timeout is not longer than the margin. A cold
-        # start is no cause: Lambda does not count the init phase against the timeout.
-        raise DeadlineExceeded(budget_s=max(budget_s, 0.0), elapsed_s=0.0)
     if into is None:
         result = engine.synthesize_with(request.text, request.options, timeout_s=budget_s)
         started = time.perf_counter()

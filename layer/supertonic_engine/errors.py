@@ -158,3 +158,17 @@ class DeadlineExceeded(SupertonicError):
             f"({done_chunks}/{total_chunks} chunks done). Send shorter text, fewer steps, "
             "or use an asynchronous job."
         )
+
+
+class NoTimeToStart(DeadlineExceeded):
+    """The time left could not hold the work, so none was started."""
+
+    def __init__(self, left_s: float, needed_s: float, needed_for: str) -> None:
+        self.budget_s = max(left_s, 0.0)
+        self.elapsed_s = 0.0
+        self.done_chunks = self.total_chunks = 0
+        SupertonicError.__init__(
+            self,
+            f"no time was left to start synthesis: {max(left_s, 0.0):.2f} s remained and {needed_s:.2f} s are "
+            f"kept for {needed_for}. Send shorter text, fewer steps, or use an asynchronous job.",
+        )
