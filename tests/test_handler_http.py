@@ -110,6 +110,31 @@ def test_no_time_left_is_a_504(app: Any, s3: Any) -> None:
     assert "0/0 chunks" not in error["message"]
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "limit"),
+    [
+        ("/v1/tts", {"text": "9" * 3000}, "the limit is 6,000"),  # 15,000 characters read aloud
+        ("/v1/audio/speech", {"input": "9" * 3000, "voice": "alloy"}, "the limit is 6,000"),
+        ("/v1/tts", {"text": "A\n\n" * 1000}, "s of audio; the limit is 600 s"),  # a chunk and a pause each
+        (None, {"text": "A\n\n" * 1000}, "s of audio; the limit is 600 s"),  # a direct invoke
+    ],
+    ids=["digits", "digits-openai", "paragraphs", "paragraphs-direct"],
+)
+def test_a_short_text_that_reads_long_is_refused_before_synthesis(app: Any, configure: Any, path: str | None, body: dict[str, Any], limit: str) -> None:
+    """3,000 characters within the written limit that would make ~1,400 s of audio (and over 1 GB
+    of memory): refused from the normalized length or the forecast, naming the text and the way out."""
+    configure()
+    context = LambdaContext(remaining_ms=5_000)  # before the bounds this ran into the deadline
+    if path is None:
+        result = app.lambda_handler(body, context)
+        status, error = result["status"], result["error"]
+    else:
+        answer = HttpAnswer.of(app.lambda_handler(_post(body, path=path), context))
+        status, error = answer.status, answer.json()["error"]
+    assert status == 413 and error["code"] == "text_too_long" and error["field"] == "text"
+    assert limit in error["message"] and "POST /v1/jobs" in error["message"]
+
+
 def test_engine_deadline_stops_a_long_synthesis(app: Any, configure: Any) -> None:
     configure(deadline_margin_s=0.0, sync_max_text_chars=10_000)
     started = time.perf_counter()

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from supertonic_engine import Engine, SynthesisResult
 from supertonic_engine.audio import audio_format, content_type, encode
 from supertonic_engine.errors import NoTimeToStart
+from supertonic_engine.synthesis import NO_LIMITS
 
 from .request import TtsRequest
 from .telemetry import record_synthesis
@@ -105,14 +106,15 @@ def synthesis_budget_s(context: InvocationContext | None, margin_s: float) -> fl
 def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, source: str, into: Path | None = None) -> Rendered:
     """Synthesize and encode; with ``into`` the audio is encoded chunk by chunk into that file
     (for long texts: memory stays flat), else returned as bytes."""
+    limits = request.limits or NO_LIMITS
     if into is None:
-        result = engine.synthesize_with(request.text, request.options, timeout_s=budget_s)
+        result = engine.synthesize_with(request.text, request.options, timeout_s=budget_s, limits=limits)
         started = time.perf_counter()
         audio: bytes | None = encode(result.audio, result.sample_rate, request.format)
         encode_ms = (time.perf_counter() - started) * 1000.0
         size = len(audio)
     else:
-        result = engine.synthesize_into(into, request.format, request.text, request.options, timeout_s=budget_s)
+        result = engine.synthesize_into(into, request.format, request.text, request.options, timeout_s=budget_s, limits=limits)
         audio, encode_ms, size = None, result.encode_ms, into.stat().st_size
     fmt = audio_format(request.format)
     record_synthesis(

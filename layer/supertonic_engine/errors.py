@@ -63,6 +63,32 @@ class TextTooLong(InvalidRequest):
         )
 
 
+class SpokenTextTooLong(TextTooLong):
+    """The text is short as written but long once read out: ``"9" * 3000`` is 15,000 characters of words."""
+
+    def __init__(self, length: int, limit: int, hint: str = "") -> None:
+        self.length = length
+        self.limit = limit
+        InvalidRequest.__init__(
+            self,
+            f"text reads as {length:,} characters once numbers and symbols are spelled out; the limit is "
+            f"{limit:,}. " + (hint or "Send shorter text."),
+        )
+
+
+class AudioTooLong(TextTooLong):
+    """The duration predictor forecasts more audio than one call may make."""
+
+    def __init__(self, seconds: float, limit_s: float, hint: str = "") -> None:
+        self.length = seconds
+        self.limit = limit_s
+        InvalidRequest.__init__(
+            self,
+            f"text would make at least {seconds:,.0f} s of audio; the limit is {limit_s:,.0f} s. "
+            + (hint or "Send shorter text."),
+        )
+
+
 class UnsupportedCharacters(InvalidRequest):
     code = "unsupported_characters"
     field = "text"
