@@ -166,3 +166,16 @@ def test_resampling_costs_about_as_much_as_filtering_the_signal_once():
     filtering = best_of_five(lambda: np.convolve(signal.astype(np.float64), taps))
     resampling = best_of_five(lambda: audio.resample(signal, SR, 48_000))
     assert resampling < 60 * filtering, f"resampling took {resampling:.3f} s, filtering {filtering:.3f} s"
+
+
+def test_a_check_before_each_block_can_stop_a_long_encode():
+    calls = []
+
+    def check() -> None:
+        calls.append(len(calls))
+        if len(calls) == 3:
+            raise TimeoutError("the deadline passed")
+
+    with pytest.raises(TimeoutError), audio.AudioWriter(io.BytesIO(), "ogg", SR, before_block=check) as writer:
+        writer.write(np.zeros(audio.BLOCK_FRAMES * 10, np.float32))
+    assert len(calls) == 3  # stopped at the third of ten blocks, not after the whole signal

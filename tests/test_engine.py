@@ -156,6 +156,7 @@ def test_synthesize_into_a_file_equals_encoding_the_whole_result(engine, tmp_pat
     assert (tmp_path / "out.wav").read_bytes() == encode(whole.audio, whole.sample_rate, "wav")
     assert streamed.encode_ms > 0 and streamed.duration_s == pytest.approx(whole.duration_s)
 
+
 def test_limits_refuse_text_that_reads_long_before_any_audio_is_made(engine):
     from supertonic_engine import SynthesisOptions
     from supertonic_engine.errors import SpokenTextTooLong
@@ -190,3 +191,14 @@ def test_the_forecast_bounds_the_audio_and_synthesis_reuses_it(engine):
     np.testing.assert_array_equal(bounded.audio, whole.audio)
     assert [c.speech_s for c in bounded.chunks] == [c.speech_s for c in whole.chunks]
 
+
+def test_time_kept_back_for_delivery_that_leaves_none_refuses_to_start(engine):
+    from supertonic_engine import SynthesisOptions
+    from supertonic_engine.errors import DeadlineExceeded
+    from supertonic_engine.synthesis import Limits
+
+    # One second of delivery per second of audio cannot fit a 2 s deadline for several seconds of audio.
+    with pytest.raises(DeadlineExceeded) as err:
+        engine.synthesize_with(EN * 3, SynthesisOptions(steps=1), timeout_s=2.0, limits=Limits(after_s_per_audio_s=1.0))
+    assert err.value.message.startswith("no time was left to start synthesis")
+    assert "delivering about" in err.value.message and "0/0 chunks" not in err.value.message

@@ -65,7 +65,8 @@ class FunctionConfig:
     sync_max_audio_s: float = 600.0
     # Largest text object (or job) the S3 trigger downloads.
     max_object_bytes: int = 256 * 1024
-    # Seconds kept back from the invocation's remaining time for encoding and upload.
+    # Seconds kept back from the time left for what follows synthesis whatever its size: closing
+    # the file, the response (encoding and what grows with the audio are budgeted per request).
     deadline_margin_s: float = 2.0
     url_expires_s: int = 3600
     # Origins allowed to call the function URL from a browser; empty: no CORS headers.

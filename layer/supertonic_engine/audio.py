@@ -35,6 +35,14 @@ class AudioFormat:
     content_type: str
     extension: str
     sample_rate: int | None = None  # a codec that needs one fixed rate
+    max_kbps: int | None = None  # a lossy codec's bitrate ceiling at libsndfile's default settings
+
+    def max_bytes_per_s(self, sample_rate: int) -> float:
+        """At most this many bytes per second of audio: 16-bit samples for the lossless formats
+        (FLAC's frame headers are paid for by its compression), the bitrate ceiling for lossy ones."""
+        if self.max_kbps is not None:
+            return self.max_kbps * 1000 / 8
+        return 2.0 * (self.sample_rate or sample_rate)
 
 
 FORMATS: dict[str, AudioFormat] = {
@@ -42,10 +50,11 @@ FORMATS: dict[str, AudioFormat] = {
     for f in (
         AudioFormat("wav", "WAV", "PCM_16", "audio/wav", "wav"),
         AudioFormat("flac", "FLAC", "PCM_16", "audio/flac", "flac"),
-        AudioFormat("ogg", "OGG", "VORBIS", "audio/ogg", "ogg"),
-        AudioFormat("mp3", "MP3", "MPEG_LAYER_III", "audio/mpeg", "mp3"),
+        # Lossy codecs: mono speech (and noise) measured 60-80 kbit/s; 320 is MP3's ceiling.
+        AudioFormat("ogg", "OGG", "VORBIS", "audio/ogg", "ogg", max_kbps=320),
+        AudioFormat("mp3", "MP3", "MPEG_LAYER_III", "audio/mpeg", "mp3", max_kbps=320),
         # libsndfile's Opus encoder takes only 8/12/16/24/48 kHz.
-        AudioFormat("opus", "OGG", "OPUS", "audio/ogg; codecs=opus", "opus", sample_rate=48_000),
+        AudioFormat("opus", "OGG", "OPUS", "audio/ogg; codecs=opus", "opus", sample_rate=48_000, max_kbps=320),
         AudioFormat("pcm", None, None, "audio/L16", "pcm"),  # raw 16-bit little-endian mono
     )
 }

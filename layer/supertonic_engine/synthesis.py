@@ -85,12 +85,15 @@ class Limits:
     max_text_chars: int | None = None
     max_spoken_chars: int | None = None
     max_audio_s: float | None = None
+    # Seconds the caller needs after synthesis per second of audio (base64, an upload): kept back
+    # from the deadline once the audio's length is forecast, so the whole answer is ready in time.
+    after_s_per_audio_s: float = 0.0
     hint: str = ""
 
     @property
     def forecast(self) -> bool:
         """Whether the audio's length must be known before synthesis starts."""
-        return self.max_audio_s is not None
+        return self.max_audio_s is not None or self.after_s_per_audio_s > 0
 
     def check_text(self, text: str) -> None:
         if self.max_text_chars is not None and len(text) > self.max_text_chars:
@@ -277,9 +280,12 @@ class Engine:
     ) -> SynthesisResult:
         """Encode chunk by chunk into ``target`` (a path or binary file): memory stays flat for any text length.
 
-        The returned result has ``audio=None``. A file target is complete only if this returns.
+        Encoding is inside the deadline (checked before each block the writer encodes), so the
+        file is finished when the deadline says it must be. The returned result has ``audio=None``.
+        A file target is complete only if this returns.
         """
-        with AudioWriter(target, fmt, self.sample_rate) as writer:
+        deadline = Deadline(timeout_s)
+        with AudioWriter(target, fmt, self.sample_rate, before_block=deadline.check) as writer:
             spent = [0.0]
 
             def write(samples: np.ndarray) -> None:
@@ -287,7 +293,7 @@ class Engine:
                 writer.write(samples)
                 spent[0] += time.perf_counter() - started
 
-            result = self._collect(self.stream_with(text, options, timeout_s=timeout_s, limits=limits), options, write)
+            result = self._collect(self._stream(text, options, deadline, limits), options, write)
         result.encode_ms = spent[0] * 1000.0
         result.synth_ms -= result.encode_ms
         return result
@@ -342,6 +348,7 @@ class Engine:
                     plans.append(self._plan(chunk, style, options, deadline))
                     audio_s += plans[-1].speech_s
                     limits.check_audio(audio_s)  # refused as soon as the forecast passes the bound
+                deadline.keep_back(limits.after_s_per_audio_s * audio_s, f"delivering about {audio_s:,.0f} s of audio")
             for index, chunk in enumerate(chunks):
                 started = time.perf_counter()
                 plan = plans[index] if plans is not None else self._plan(chunk, style, options, deadline)
