@@ -54,39 +54,30 @@ class TextTooLong(InvalidRequest):
     code = "text_too_long"
     field = "text"
 
-    def __init__(self, length: int, limit: int, hint: str = "") -> None:
+    def __init__(self, length: float, limit: float, hint: str = "") -> None:
         self.length = length
         self.limit = limit
-        super().__init__(
-            f"text is {length} characters; the limit is {limit}."
-            + (f" {hint}" if hint else " Split it, or send it as a job.")
-        )
+        super().__init__(f"{self.describe(length, limit)} {hint or 'Split it, or send it as a job.'}")
+
+    @staticmethod
+    def describe(length: float, limit: float) -> str:
+        return f"text is {length} characters; the limit is {limit}."
 
 
 class SpokenTextTooLong(TextTooLong):
     """The text is short as written but long once read out: ``"9" * 3000`` is 15,000 characters of words."""
 
-    def __init__(self, length: int, limit: int, hint: str = "") -> None:
-        self.length = length
-        self.limit = limit
-        InvalidRequest.__init__(
-            self,
-            f"text reads as {length:,} characters once numbers and symbols are spelled out; the limit is "
-            f"{limit:,}. " + (hint or "Send shorter text."),
-        )
+    @staticmethod
+    def describe(length: float, limit: float) -> str:
+        return f"text reads as {length:,} characters once numbers and symbols are spelled out; the limit is {limit:,}."
 
 
 class AudioTooLong(TextTooLong):
-    """The duration predictor forecasts more audio than one call may make."""
+    """The duration predictor forecasts more audio (``length``, in seconds) than one call may make."""
 
-    def __init__(self, seconds: float, limit_s: float, hint: str = "") -> None:
-        self.length = seconds
-        self.limit = limit_s
-        InvalidRequest.__init__(
-            self,
-            f"text would make at least {seconds:,.0f} s of audio; the limit is {limit_s:,.0f} s. "
-            + (hint or "Send shorter text."),
-        )
+    @staticmethod
+    def describe(length: float, limit: float) -> str:
+        return f"text would make at least {length:,.0f} s of audio; the limit is {limit:,.0f} s."
 
 
 class UnsupportedCharacters(InvalidRequest):
