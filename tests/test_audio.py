@@ -1,4 +1,7 @@
 import io
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -108,3 +111,71 @@ def test_streamed_opus_equals_one_shot_opus():
     decoded_streamed, _ = sf.read(io.BytesIO(streamed.getvalue()), dtype="float32")
     decoded_whole, _ = sf.read(io.BytesIO(audio.encode(samples, SR, "opus")), dtype="float32")
     np.testing.assert_array_equal(decoded_streamed, decoded_whole)
+
+
+# Minutes of audio in one call: libsndfile's Vorbis writer segfaulted past ~47 s in one write.
+LONG_AUDIO_S = 180
+ENCODE_ALL = """
+import sys
+import time
+import numpy as np
+from supertonic_engine import audio
+noise = (np.random.RandomState(0).randn({frames}) * 0.3).astype(np.float32)
+for fmt in audio.available_formats():
+    with open(f"{{sys.argv[1]}}/long.{{fmt}}", "wb") as out:
+        out.write(audio.encode(noise, {rate}, fmt))
+"""
+
+
+def test_minutes_of_audio_encode_to_valid_files_in_every_format(tmp_path):
+    # In a child process: a crash in the codec must fail this test, not end the test run.
+    frames = LONG_AUDIO_S * SR
+    script = ENCODE_ALL.format(frames=frames, rate=SR)
+    child = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert child.returncode == 0, f"encoding died with status {child.returncode}: {child.stderr[-2000:]}"
+    noise = (np.random.RandomState(0).randn(frames) * 0.3).astype(np.float32)
+    for fmt in audio.available_formats():
+        data = (tmp_path / f"long.{fmt}").read_bytes()
+        if fmt == "pcm":
+            np.testing.assert_array_equal(np.frombuffer(data, dtype="<i2"), audio.to_pcm16(noise))
+            continue
+        decoded, rate = sf.read(io.BytesIO(data), dtype="int16" if fmt in ("wav", "flac") else "float32")
+        assert rate == (audio.FORMATS[fmt].sample_rate or SR), fmt
+        if fmt in ("wav", "flac"):  # lossless: every sample survives the blocks
+            np.testing.assert_array_equal(decoded, audio.to_pcm16(noise))
+        else:  # lossy: the whole length, give or take the codec's padding
+            assert abs(decoded.shape[0] / rate - LONG_AUDIO_S) < 0.1, fmt
+            assert np.isfinite(decoded).all() and np.abs(decoded).max() > 0.1, fmt
+
+
+def test_resampling_costs_about_as_much_as_filtering_the_signal_once():
+    """Opus answers resample every sample; the cost, measured against a plain FIR filter with the
+    same number of taps over the same signal, must stay a small multiple of it (one windowed-sinc
+    evaluation per output sample made it about two hundred times; now about ten)."""
+    signal = np.random.RandomState(0).randn(SR * 10).astype(np.float32)
+    taps = np.hanning(2 * audio.Resampler.HALF_TAPS + 1)
+
+    def best_of_five(work) -> float:
+        times = []
+        for _ in range(5):
+            started = time.perf_counter()
+            work()
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    filtering = best_of_five(lambda: np.convolve(signal.astype(np.float64), taps))
+    resampling = best_of_five(lambda: audio.resample(signal, SR, 48_000))
+    assert resampling < 60 * filtering, f"resampling took {resampling:.3f} s, filtering {filtering:.3f} s"
+
+
+def test_a_check_before_each_block_can_stop_a_long_encode():
+    calls = []
+
+    def check() -> None:
+        calls.append(len(calls))
+        if len(calls) == 3:
+            raise TimeoutError("the deadline passed")
+
+    with pytest.raises(TimeoutError), audio.AudioWriter(io.BytesIO(), "ogg", SR, before_block=check) as writer:
+        writer.write(np.zeros(audio.BLOCK_FRAMES * 10, np.float32))
+    assert len(calls) == 3  # stopped at the third of ten blocks, not after the whole signal

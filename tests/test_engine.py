@@ -155,3 +155,50 @@ def test_synthesize_into_a_file_equals_encoding_the_whole_result(engine, tmp_pat
     assert [(c.text, c.start_s, c.end_s) for c in streamed.chunks] == [(c.text, c.start_s, c.end_s) for c in whole.chunks]
     assert (tmp_path / "out.wav").read_bytes() == encode(whole.audio, whole.sample_rate, "wav")
     assert streamed.encode_ms > 0 and streamed.duration_s == pytest.approx(whole.duration_s)
+
+
+def test_limits_refuse_text_that_reads_long_before_any_audio_is_made(engine):
+    from supertonic_engine import SynthesisOptions
+    from supertonic_engine.errors import SpokenTextTooLong
+    from supertonic_engine.synthesis import Limits
+
+    # 60 characters as written, 299 as read ("nine nine ... nine"): the written length says little.
+    limits = Limits(max_text_chars=100, max_spoken_chars=200, hint="Use a job.")
+    with pytest.raises(SpokenTextTooLong) as err:
+        engine.synthesize_with("9" * 60, SynthesisOptions(steps=1), limits=limits)
+    assert err.value.field == "text" and isinstance(err.value, TextTooLong)
+    assert "299 characters" in err.value.message and "limit is 200" in err.value.message
+    assert err.value.message.endswith("Use a job.")
+
+
+def test_the_forecast_bounds_the_audio_and_synthesis_reuses_it(engine):
+    from supertonic_engine import SynthesisOptions
+    from supertonic_engine.errors import AudioTooLong
+    from supertonic_engine.synthesis import Limits
+
+    # One-letter paragraphs: few characters, one chunk each, and the silence between them.
+    text = "A.\n\nB.\n\nC.\n\nD.\n\nE.\n\nF."
+    options = SynthesisOptions(steps=2, seed=5)
+    whole = engine.synthesize_with(text, options)
+    with pytest.raises(AudioTooLong) as err:
+        engine.synthesize_with(text, options, limits=Limits(max_audio_s=whole.duration_s * 0.8))
+    assert err.value.field == "text" and "s of audio; the limit is" in err.value.message
+    assert whole.duration_s * 0.8 < err.value.length <= whole.duration_s
+    # The forecast is within a latent frame per chunk of the audio made, and the audio is unchanged.
+    forecast = sum(c.speech_s for c in whole.chunks) + 0.3 * (len(whole.chunks) - 1)
+    assert 0 <= whole.duration_s - forecast <= len(whole.chunks) * FRAME / SR
+    bounded = engine.synthesize_with(text, options, limits=Limits(max_audio_s=whole.duration_s * 1.2))
+    np.testing.assert_array_equal(bounded.audio, whole.audio)
+    assert [c.speech_s for c in bounded.chunks] == [c.speech_s for c in whole.chunks]
+
+
+def test_time_kept_back_for_delivery_that_leaves_none_refuses_to_start(engine):
+    from supertonic_engine import SynthesisOptions
+    from supertonic_engine.errors import DeadlineExceeded
+    from supertonic_engine.synthesis import Limits
+
+    # One second of delivery per second of audio cannot fit a 2 s deadline for several seconds of audio.
+    with pytest.raises(DeadlineExceeded) as err:
+        engine.synthesize_with(EN * 3, SynthesisOptions(steps=1), timeout_s=2.0, limits=Limits(after_s_per_audio_s=1.0))
+    assert err.value.message.startswith("no time was left to start synthesis")
+    assert "delivering about" in err.value.message and "0/0 chunks" not in err.value.message

@@ -13,6 +13,7 @@ from supertonic_engine.errors import (
     UnknownVoice,
     UnsupportedFormat,
 )
+from supertonic_engine.synthesis import Limits
 from supertonic_function import config, request
 from supertonic_function.errors import InvalidJson, http_status
 from supertonic_function.openai import model_speed, parse_openai_request
@@ -65,7 +66,7 @@ def test_field_errors_name_the_field(data: Any, error: type[Exception], field: s
 
 def test_text_limit_points_at_jobs() -> None:
     with pytest.raises(TextTooLong, match="POST /v1/jobs") as raised:
-        parse_request({"text": "x" * 11}, voices=VOICES, max_text_chars=10)
+        parse_request({"text": "x" * 11}, voices=VOICES, limits=config.FunctionConfig(sync_max_text_chars=10).sync_limits)
     assert http_status(raised.value) == 413
 
 
@@ -115,7 +116,7 @@ def test_every_openai_alias_reaches_a_model_voice() -> None:
 
 def test_openai_shape() -> None:
     request = parse_openai_request(
-        {"model": "tts-1", "input": "Hello.", "voice": "alloy", "instructions": "cheerful"}, voices=VOICES, max_text_chars=100
+        {"model": "tts-1", "input": "Hello.", "voice": "alloy", "instructions": "cheerful"}, voices=VOICES, limits=Limits(max_text_chars=100)
     )
     assert (request.options.voice, request.options.steps, request.format, request.options.speed) == ("F1", 5, "mp3", 1.05)
 
@@ -142,7 +143,7 @@ def test_openai_speed_maps_onto_the_model_range(speed: float, expected: float) -
 )
 def test_openai_refusals_name_openai_fields(data: dict[str, Any], field: str) -> None:
     with pytest.raises((InvalidParameter, EmptyText, TextTooLong)) as raised:
-        parse_openai_request(data, voices=VOICES, max_text_chars=100)
+        parse_openai_request(data, voices=VOICES, limits=Limits(max_text_chars=100))
     assert raised.value.field == field
     if field == "input" and isinstance(raised.value, EmptyText):
         assert "'input'" in raised.value.message or raised.value.message.startswith("input ")
@@ -150,8 +151,8 @@ def test_openai_refusals_name_openai_fields(data: dict[str, Any], field: str) ->
 
 def test_openai_nulls_mean_the_defaults_as_in_tts() -> None:
     nulls = {"input": "Hi.", "voice": None, "speed": None, "lang": None, "model": None, "response_format": None, "stream_format": None}
-    request = parse_openai_request(nulls, voices=VOICES, max_text_chars=100)
-    assert request == parse_openai_request({"input": "Hi."}, voices=VOICES, max_text_chars=100)
+    request = parse_openai_request(nulls, voices=VOICES, limits=Limits(max_text_chars=100))
+    assert request == parse_openai_request({"input": "Hi."}, voices=VOICES, limits=Limits(max_text_chars=100))
     assert (request.options.voice, request.options.speed, request.options.lang, request.format) == ("M1", 1.05, "en", "mp3")
     tts = parse_request({"text": "Hi.", "voice": None, "speed": None, "lang": None}, voices=VOICES)
     assert (tts.options.voice, tts.options.speed, tts.options.lang) == (request.options.voice, request.options.speed, request.options.lang)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import urllib.request
@@ -47,6 +48,24 @@ def test_http_request_through_the_function_url_returns_decodable_audio(local):
     assert headers["x-supertonic-model"] == "stand-in"
     audio, rate = sf.read(io.BytesIO(body))
     assert rate == 44_100 and len(audio) > 0
+
+
+def test_a_long_ogg_answer_is_audio_and_the_same_sandbox_stays_warm(local):
+    """About a minute of ogg in one synchronous answer: libsndfile's Vorbis writer, given that much
+    in one write, segfaulted the runtime (a 502, then a cold start for the next caller)."""
+    event = json.loads((EVENTS / "furl_post_tts.json").read_text())
+    long_ogg = dict(event, body=json.dumps({"text": "Hello there. " * 60, "format": "ogg"}))
+    before = local.sandbox.invoke(event)
+    answer = local.sandbox.invoke(long_ogg)
+    after = local.sandbox.invoke(event)
+    assert answer.outcome is Outcome.SUCCESS, answer.log_lines[-10:]
+    result = answer.result()
+    assert result["statusCode"] == 200, result["body"][:300]
+    assert result["headers"]["content-type"] == "audio/ogg"
+    audio, rate = sf.read(io.BytesIO(base64.b64decode(result["body"])), dtype="float32")
+    assert rate == 44_100 and len(audio) / rate > 47  # past the length one write survived
+    assert len(audio) / rate == pytest.approx(float(result["headers"]["x-supertonic-duration-s"]), abs=0.1)
+    assert not after.cold_start and after.runtime_pids == before.runtime_pids  # no reset
 
 
 def test_s3_upload_through_moto_produces_the_audio_object_and_manifest(local, tmp_path):

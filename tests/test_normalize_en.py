@@ -123,3 +123,22 @@ def test_empty_text_is_refused(text: str) -> None:
 def test_unknown_language_is_refused() -> None:
     with pytest.raises(UnknownLanguage, match="'english' is not supported"):
         normalize("Hello.", "english")
+
+
+# Past Python's 4,300-digit limit for int(): such a run once raised a bare ValueError (a 500).
+LONG_DIGITS = "7" * 5000
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        (LONG_DIGITS, 1), (f"{LONG_DIGITS}th place", 1), (f"${LONG_DIGITS}", 1), (f"${LONG_DIGITS}.50", 1),
+        (f"{LONG_DIGITS} km", 1), (f"-{LONG_DIGITS}", 1), (f"{LONG_DIGITS}-{LONG_DIGITS}", 2),
+        (f"No. {LONG_DIGITS}", 1), (f"{LONG_DIGITS}.{LONG_DIGITS}.{LONG_DIGITS}", 3), (f"1.{LONG_DIGITS}", 1),
+    ],
+    ids=["bare", "ordinal", "currency", "currency-cents", "unit", "negative", "range", "number-sign", "dotted", "decimals"],
+)
+def test_a_run_of_thousands_of_digits_is_read_digit_by_digit(text: str, runs: int) -> None:
+    spoken = normalize(text, "en")
+    assert_reads_as_english(spoken)
+    assert len(re.findall(r"\bseven", spoken)) == runs * len(LONG_DIGITS)

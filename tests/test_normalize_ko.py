@@ -280,3 +280,22 @@ def test_malformed_lexicon_argument_is_refused(lexicon: object) -> None:
     with pytest.raises(InvalidParameter) as error:
         normalize("API", "ko", lexicon=lexicon)  # type: ignore[arg-type]
     assert error.value.field == "lexicon"
+
+
+# Past Python's 4,300-digit limit for int(): such a run once raised a bare ValueError (a 500).
+LONG_DIGITS = "7" * 5000
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        (LONG_DIGITS, 1), (f"{LONG_DIGITS}개", 1), (f"{LONG_DIGITS}원", 1), (f"₩{LONG_DIGITS}", 1),
+        (f"{LONG_DIGITS}만 명", 1), (f"제{LONG_DIGITS}회", 1), (f"{LONG_DIGITS}~{LONG_DIGITS}개", 2),
+        (f"{LONG_DIGITS}km", 1), (f"-{LONG_DIGITS}", 1), (f"{LONG_DIGITS}월", 1), (f"$1.{LONG_DIGITS}", 1),
+    ],
+    ids=["bare", "counter", "won", "won-sign", "large-word", "ordinal", "range", "unit", "negative", "month", "decimals"],
+)
+def test_a_run_of_thousands_of_digits_is_read_digit_by_digit(text: str, runs: int) -> None:
+    spoken = normalize(text, "ko")
+    assert not re.search(r"\d", spoken), spoken[:200]
+    assert spoken.count("칠") == runs * len(LONG_DIGITS)

@@ -9,18 +9,22 @@ The engine's own variables (``SUPERTONIC_MODEL_DIR``, thread counts, ...) live i
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from supertonic_engine.errors import ConfigurationError
 from supertonic_engine.storage import MAX_PRESIGNED_URL_S
+from supertonic_engine.synthesis import Limits
 
 ENV_INPUT_BUCKET = "SUPERTONIC_INPUT_BUCKET"
 ENV_INPUT_PREFIX = "SUPERTONIC_INPUT_PREFIX"
 ENV_OUTPUT_BUCKET = "SUPERTONIC_OUTPUT_BUCKET"
 ENV_OUTPUT_PREFIX = "SUPERTONIC_OUTPUT_PREFIX"
 ENV_SYNC_MAX_TEXT_CHARS = "SUPERTONIC_SYNC_MAX_TEXT_CHARS"
+ENV_SYNC_MAX_SPOKEN_CHARS = "SUPERTONIC_SYNC_MAX_SPOKEN_CHARS"
+ENV_SYNC_MAX_AUDIO_S = "SUPERTONIC_SYNC_MAX_AUDIO_S"
 ENV_MAX_OBJECT_BYTES = "SUPERTONIC_MAX_OBJECT_BYTES"
 ENV_DEADLINE_MARGIN_S = "SUPERTONIC_DEADLINE_MARGIN_S"
 ENV_URL_EXPIRES_S = "SUPERTONIC_URL_EXPIRES_S"
@@ -40,6 +44,9 @@ JOBS_FOLDER = "jobs/"
 # Where audio too large for a synchronous response is parked, under the output prefix.
 RESPONSES_FOLDER = "responses/"
 
+# What a synchronous request that is too large is told to do instead.
+LONG_TEXT_HINT = "For longer text use POST /v1/jobs or drop a .txt file in the input bucket."
+
 DEFAULT_SERVICE_NAME = "supertonic-tts"
 DEFAULT_METRICS_NAMESPACE = "Supertonic"
 
@@ -55,9 +62,15 @@ class FunctionConfig:
     output_prefix: str = "output/"
     # Longest text a synchronous request may carry; longer texts go through jobs or the bucket.
     sync_max_text_chars: int = 3000
+    # What it may cost once read: characters after normalization ("9" * 3000 reads as 15,000)
+    # and seconds of audio as the duration predictor forecasts them (3,000 characters make about
+    # 260 s of English and up to about 570 s of Korean at the default speed).
+    sync_max_spoken_chars: int = 6000
+    sync_max_audio_s: float = 600.0
     # Largest text object (or job) the S3 trigger downloads.
     max_object_bytes: int = 256 * 1024
-    # Seconds kept back from the invocation's remaining time for encoding and upload.
+    # Seconds kept back from the time left for what follows synthesis whatever its size: closing
+    # the file, the response (encoding and what grows with the audio are budgeted per request).
     deadline_margin_s: float = 2.0
     # The invocation timeout, when known (None: running outside Lambda and the emulator).
     function_timeout_s: float | None = None
@@ -94,6 +107,16 @@ class FunctionConfig:
     def results_bucket(self) -> str | None:
         """The bucket audio and manifests go to."""
         return self.output_bucket or self.input_bucket
+
+    @property
+    def sync_limits(self) -> Limits:
+        """What one synchronous request may cost; jobs and dropped files have the whole timeout."""
+        return Limits(
+            max_text_chars=self.sync_max_text_chars,
+            max_spoken_chars=self.sync_max_spoken_chars,
+            max_audio_s=self.sync_max_audio_s,
+            hint=LONG_TEXT_HINT,
+        )
 
     @property
     def jobs_prefix(self) -> str:
@@ -158,8 +181,8 @@ def _positive_int(raw: str) -> int:
 
 def _positive_float(raw: str) -> float:
     value = float(raw)
-    if not value > 0:
-        raise ValueError("must be a positive number of seconds")
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError("must be a positive number")
     return value
 
 
@@ -191,6 +214,8 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "output_bucket": (ENV_OUTPUT_BUCKET, _optional_str),
     "output_prefix": (ENV_OUTPUT_PREFIX, _prefix),
     "sync_max_text_chars": (ENV_SYNC_MAX_TEXT_CHARS, _positive_int),
+    "sync_max_spoken_chars": (ENV_SYNC_MAX_SPOKEN_CHARS, _positive_int),
+    "sync_max_audio_s": (ENV_SYNC_MAX_AUDIO_S, _positive_float),
     "max_object_bytes": (ENV_MAX_OBJECT_BYTES, _positive_int),
     "deadline_margin_s": (ENV_DEADLINE_MARGIN_S, _non_negative_float),
     "function_timeout_s": (ENV_FUNCTION_TIMEOUT, _positive_float),

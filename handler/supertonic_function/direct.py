@@ -18,7 +18,7 @@ from .service import Service
 
 def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
     try:
-        request = parse_request(event, voices=service.voices, max_text_chars=service.config.sync_max_text_chars)
+        request = parse_request(event, voices=service.voices, limits=service.config.sync_limits)
         rendered = render(
             service.engine,
             request,

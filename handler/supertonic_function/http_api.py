@@ -208,14 +208,14 @@ def home(service: Service, call: HttpCall, params: dict[str, str]) -> dict[str, 
 def speak(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
     fields, from_strings = call.sent_fields()
     request = parse_request(
-        fields, voices=service.voices, max_text_chars=service.config.sync_max_text_chars, from_strings=from_strings
+        fields, voices=service.voices, limits=service.config.sync_limits, from_strings=from_strings
     )
     return _speak(service, call, request)
 
 
 def speak_openai(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
     request = parse_openai_request(
-        call.json_body(), voices=service.voices, max_text_chars=service.config.sync_max_text_chars
+        call.json_body(), voices=service.voices, limits=service.config.sync_limits
     )
     return _speak(service, call, request)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from supertonic_engine.errors import InvalidParameter
-from supertonic_engine.synthesis import DEFAULT_SPEED, SPEED_RANGE, SynthesisOptions
+from supertonic_engine.synthesis import DEFAULT_SPEED, SPEED_RANGE, Limits, SynthesisOptions
 
 from .request import TtsRequest, build_request, check_text
 
@@ -30,7 +30,7 @@ DEFAULT_RESPONSE_FORMAT = "mp3"
 OPENAI_SPEED_RANGE = (0.25, 4.0)
 
 
-def parse_openai_request(data: object, *, voices: Sequence[str], max_text_chars: int | None) -> TtsRequest:
+def parse_openai_request(data: object, *, voices: Sequence[str], limits: Limits | None) -> TtsRequest:
     if not isinstance(data, Mapping):
         raise InvalidParameter("the request must be a JSON object with at least 'input' and 'voice'", field="body")
     unknown = sorted(set(data) - set(FIELDS))
@@ -42,7 +42,7 @@ def parse_openai_request(data: object, *, voices: Sequence[str], max_text_chars:
         raise InvalidParameter(f"model {model!r} is not served here; use one of: {', '.join(MODEL_STEPS)}", field="model")
     if data.get("stream_format", "audio") != "audio":
         raise InvalidParameter("stream_format must be 'audio': this endpoint answers with the whole file", field="stream_format")
-    text = check_text(data.get("input"), max_text_chars, field="input")
+    text = check_text(data.get("input"), limits, field="input")
     values = {
         "voice": data.get("voice", SynthesisOptions.voice),
         "lang": data.get("lang", SynthesisOptions.lang),
@@ -50,7 +50,7 @@ def parse_openai_request(data: object, *, voices: Sequence[str], max_text_chars:
         "speed": model_speed(data.get("speed", 1.0)),
         "format": data.get("response_format", DEFAULT_RESPONSE_FORMAT),
     }
-    return build_request(text, values, voices)
+    return build_request(text, values, voices, limits)
 
 
 def model_speed(openai_speed: object) -> float:

@@ -1,24 +1,33 @@
 """One request through the engine under the invocation's deadline, encoded and described.
 
-Every source (HTTP, S3, direct) renders the same way: the synthesis budget is the time Lambda
-has left minus a margin for encoding and upload, handed to the engine's hard deadline, so a long
-text ends in ``DeadlineExceeded`` (a 504 or an error manifest) instead of Lambda killing the
-container mid-request and the next caller paying a cold start.
+Every source (HTTP, S3, direct) renders the same way: the budget is the time Lambda has left
+minus a margin, handed to the engine's hard deadline, so a long text ends in ``DeadlineExceeded``
+(a 504 or an error manifest) instead of Lambda killing the container mid-request and the next
+caller paying a cold start. Everything that grows with the audio happens inside that budget: the
+engine encodes as it synthesizes (Opus at a few tens of times real time is not free), and keeps
+back the time delivering that much audio takes (base64, an upload to S3) once its length is
+forecast. The margin covers the fixed rest: closing the file, building the response.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
+import io
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from supertonic_engine import Engine, SynthesisResult
-from supertonic_engine.audio import audio_format, content_type, encode
-from supertonic_engine.errors import DeadlineExceeded
+from supertonic_engine.audio import audio_format, content_type
+from supertonic_engine.errors import NoTimeToStart
+from supertonic_engine.synthesis import NO_LIMITS
 
 from .request import TtsRequest
 from .telemetry import record_synthesis
+
+# Bytes a second that delivering an answer moves after synthesis: base64 and the size check run at
+# about 1 GB/s, while an answer over 6 MB is uploaded to S3, taken here at a conservative 20 MB/s
+# for one PUT from Lambda; an S3 job's audio is uploaded the same way.
+DELIVERY_BYTES_PER_S = 20e6
 
 
 class InvocationContext(Protocol):
@@ -90,30 +99,32 @@ class Rendered:
 
 
 def synthesis_budget_s(context: InvocationContext | None, margin_s: float) -> float | None:
-    """Seconds synthesis may take in this invocation; None outside Lambda (no context, no deadline)."""
+    """Seconds synthesis and encoding may take in this invocation: the time left minus
+    ``margin_s``; None outside Lambda (no context, no deadline)."""
     if context is None:
         return None
-    return context.get_remaining_time_in_millis() / 1000.0 - margin_s
-
-
-def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, source: str, into: Path | None = None) -> Rendered:
-    """Synthesize and encode; with ``into`` the audio is encoded chunk by chunk into that file
-    (for long texts: memory stays flat), else returned as bytes."""
-    if budget_s is not None and budget_s <= 0:
+    left_s = context.get_remaining_time_in_millis() / 1000.0
+    if left_s <= margin_s:
         # Nothing is left beyond the margin: earlier work in this invocation (another record of
         # the same S3 event) used the time, or the timeout is not longer than the margin. A cold
         # start is no cause: Lambda does not count the init phase against the timeout.
-        raise DeadlineExceeded(budget_s=max(budget_s, 0.0), elapsed_s=0.0)
-    if into is None:
-        result = engine.synthesize_with(request.text, request.options, timeout_s=budget_s)
-        started = time.perf_counter()
-        audio: bytes | None = encode(result.audio, result.sample_rate, request.format)
-        encode_ms = (time.perf_counter() - started) * 1000.0
+        raise NoTimeToStart(left_s, margin_s, "finishing and delivering the answer")
+    return left_s - margin_s
+
+
+def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, source: str, into: Path | None = None) -> Rendered:
+    """Synthesize and encode within ``budget_s``, chunk by chunk: into the file ``into`` (for long
+    texts: memory stays flat), else into bytes."""
+    fmt = audio_format(request.format)
+    delivery = fmt.max_bytes_per_s(engine.sample_rate) / DELIVERY_BYTES_PER_S
+    limits = replace(request.limits or NO_LIMITS, after_s_per_audio_s=delivery)
+    target = io.BytesIO() if into is None else into
+    result = engine.synthesize_into(target, request.format, request.text, request.options, timeout_s=budget_s, limits=limits)
+    if isinstance(target, io.BytesIO):
+        audio: bytes | None = target.getvalue()
         size = len(audio)
     else:
-        result = engine.synthesize_into(into, request.format, request.text, request.options, timeout_s=budget_s)
-        audio, encode_ms, size = None, result.encode_ms, into.stat().st_size
-    fmt = audio_format(request.format)
+        audio, size = None, target.stat().st_size
     record_synthesis(
         source=source,
         characters=len(request.text),
@@ -131,5 +142,5 @@ def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, sourc
         content_type=content_type(request.format, result.sample_rate),
         extension=fmt.extension,
         sample_rate=fmt.sample_rate or result.sample_rate,
-        encode_ms=encode_ms,
+        encode_ms=result.encode_ms,
     )

@@ -4,6 +4,8 @@ A JSON body (``POST /``, ``POST /v1/tts``, a direct invoke, a ``.json`` job in t
 query string (``GET /?text=...``) and S3 object metadata (a ``.txt`` drop) all become the same
 ``TtsRequest``. Range checks are the engine's own (``SynthesisOptions``), so the edge and the
 engine can never disagree on what is valid; every problem is raised as a typed error naming its field.
+A synchronous request carries its ``Limits``: the length is checked here, the rest (the text once
+normalized, the audio forecast) by the engine before it makes any audio.
 JSON text (a body, a job object) is read by ``parse_json``, which turns anything unreadable into
 ``InvalidJson``.
 """
@@ -17,7 +19,7 @@ from typing import Any, TypeVar
 
 from supertonic_engine.audio import audio_format
 from supertonic_engine.errors import EmptyText, InvalidParameter, SupertonicError, TextTooLong, UnknownVoice
-from supertonic_engine.synthesis import SynthesisOptions
+from supertonic_engine.synthesis import Limits, SynthesisOptions
 
 from .config import true_or_false
 from .errors import InvalidJson
@@ -27,7 +29,6 @@ ON_ERROR_CHOICES = ("json", "audio")
 DEFAULT_FORMAT = "wav"
 OPTION_FIELDS = ("voice", "lang", "steps", "speed", "format", "seed", "normalize", "on_error")
 FIELDS = ("text", *OPTION_FIELDS)
-LONG_TEXT_HINT = "For longer text use POST /v1/jobs or drop a .txt file in the input bucket."
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class TtsRequest:
     options: SynthesisOptions
     format: str = DEFAULT_FORMAT
     on_error: str = "json"
+    limits: Limits | None = None  # a synchronous request's bounds; None: the whole timeout is its bound
 
     def to_json(self) -> dict[str, Any]:
         """The request in the ``POST /v1/tts`` body shape; ``parse_request`` reads it back unchanged."""
@@ -71,7 +73,7 @@ def parse_request(
     data: object,
     *,
     voices: Sequence[str],
-    max_text_chars: int | None = None,
+    limits: Limits | None = None,
     from_strings: bool = False,
 ) -> TtsRequest:
     """Check ``data`` and build the request.
@@ -89,11 +91,11 @@ def parse_request(
     values = {name: data[name] for name in FIELDS if name in data and data[name] is not None}
     if from_strings:
         values = {name: _from_string(name, value) for name, value in values.items()}
-    text = check_text(values.pop("text", None), max_text_chars)
-    return build_request(text, values, voices)
+    text = check_text(values.pop("text", None), limits)
+    return build_request(text, values, voices, limits)
 
 
-def build_request(text: str, values: Mapping[str, Any], voices: Sequence[str]) -> TtsRequest:
+def build_request(text: str, values: Mapping[str, Any], voices: Sequence[str], limits: Limits | None = None) -> TtsRequest:
     """The request from already-typed option values (``voice``, ``lang``, ``steps``, ... ``on_error``)."""
     on_error = values.get("on_error", "json")
     if on_error not in ON_ERROR_CHOICES:
@@ -115,20 +117,23 @@ def build_request(text: str, values: Mapping[str, Any], voices: Sequence[str]) -
         seed=values.get("seed"),
         normalize=_boolean(values, "normalize", True),
     )
-    return TtsRequest(text=text, options=options, format=audio_format(fmt).name, on_error=on_error)
+    return TtsRequest(text=text, options=options, format=audio_format(fmt).name, on_error=on_error, limits=limits)
 
 
-def check_text(text: object, max_text_chars: int | None, field: str = "text") -> str:
+def check_text(text: object, limits: Limits | None, field: str = "text") -> str:
     """The words to speak, sent in ``field`` (``input`` in OpenAI's shape): present, a string,
-    not blank, not too long."""
+    not blank, not longer than ``limits`` allow as written."""
     if text is None:
         raise _naming(field, EmptyText(f"{field} is missing: send the words to speak in the '{field}' field"))
     if not isinstance(text, str):
         raise InvalidParameter(f"{field} must be a string, got {type(text).__name__}", field=field)
     if not text.strip():
         raise _naming(field, EmptyText(f"{field} is empty: send at least one speakable character"))
-    if max_text_chars is not None and len(text) > max_text_chars:
-        raise _naming(field, TextTooLong(len(text), max_text_chars, LONG_TEXT_HINT))
+    if limits is not None:
+        try:
+            limits.check_text(text)
+        except TextTooLong as error:
+            raise _naming(field, error) from None
     return text
 
 

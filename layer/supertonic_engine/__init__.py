@@ -23,7 +23,7 @@ from .errors import (
     UnsupportedCharacters,
     UnsupportedFormat,
 )
-from .synthesis import AudioChunk, ChunkTiming, Engine, SynthesisOptions, SynthesisResult
+from .synthesis import AudioChunk, ChunkTiming, Engine, Limits, SynthesisOptions, SynthesisResult
 
 __all__ = [
     "AudioChunk",
@@ -33,6 +33,7 @@ __all__ = [
     "Engine",
     "InvalidParameter",
     "InvalidRequest",
+    "Limits",
     "ModelCorrupt",
     "ModelError",
     "ModelMissing",

@@ -1,14 +1,16 @@
 """Audio encoding: WAV, FLAC, OGG/Vorbis always; MP3 and OGG/Opus where the bundled libsndfile has them.
 
 Samples are clipped to [-1, 1] before any integer conversion: libsndfile's float-to-PCM path does
-not clip by default, so a peak of 1.02 would wrap around to a loud negative click.
+not clip by default, so a peak of 1.02 would wrap around to a loud negative click. Every format is
+handed to libsndfile in blocks of ``BLOCK_FRAMES``, however long the signal.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import BinaryIO
@@ -17,6 +19,12 @@ import numpy as np
 import soundfile as sf
 
 from .errors import UnsupportedFormat
+
+# libsndfile's Vorbis encoder (1.2.2, bundled with soundfile 0.13-0.14) crashes the process with a
+# segmentation fault when one write hands it more than about two million frames (~47 s at 44.1 kHz).
+# Writing in blocks of this size avoids that for every codec, and bounds the temporary copies made
+# per write (clipped, int16, resampled) to one block.
+BLOCK_FRAMES = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,14 @@ class AudioFormat:
     content_type: str
     extension: str
     sample_rate: int | None = None  # a codec that needs one fixed rate
+    max_kbps: int | None = None  # a lossy codec's bitrate ceiling at libsndfile's default settings
+
+    def max_bytes_per_s(self, sample_rate: int) -> float:
+        """At most this many bytes per second of audio: 16-bit samples for the lossless formats
+        (FLAC's frame headers are paid for by its compression), the bitrate ceiling for lossy ones."""
+        if self.max_kbps is not None:
+            return self.max_kbps * 1000 / 8
+        return 2.0 * (self.sample_rate or sample_rate)
 
 
 FORMATS: dict[str, AudioFormat] = {
@@ -34,10 +50,11 @@ FORMATS: dict[str, AudioFormat] = {
     for f in (
         AudioFormat("wav", "WAV", "PCM_16", "audio/wav", "wav"),
         AudioFormat("flac", "FLAC", "PCM_16", "audio/flac", "flac"),
-        AudioFormat("ogg", "OGG", "VORBIS", "audio/ogg", "ogg"),
-        AudioFormat("mp3", "MP3", "MPEG_LAYER_III", "audio/mpeg", "mp3"),
+        # Lossy codecs: mono speech (and noise) measured 60-80 kbit/s; 320 is MP3's ceiling.
+        AudioFormat("ogg", "OGG", "VORBIS", "audio/ogg", "ogg", max_kbps=320),
+        AudioFormat("mp3", "MP3", "MPEG_LAYER_III", "audio/mpeg", "mp3", max_kbps=320),
         # libsndfile's Opus encoder takes only 8/12/16/24/48 kHz.
-        AudioFormat("opus", "OGG", "OPUS", "audio/ogg; codecs=opus", "opus", sample_rate=48_000),
+        AudioFormat("opus", "OGG", "OPUS", "audio/ogg; codecs=opus", "opus", sample_rate=48_000, max_kbps=320),
         AudioFormat("pcm", None, None, "audio/L16", "pcm"),  # raw 16-bit little-endian mono
     )
 }
@@ -95,9 +112,17 @@ class Resampler:
     BLOCK = 4096  # outputs computed per vectorised step (bounds the tap matrix to ~1 MB)
 
     def __init__(self, source_rate: int, target_rate: int) -> None:
-        self.step = source_rate / target_rate  # input samples per output sample
+        # Output n sits at input instant n * up / down (exact integers: 44.1 -> 48 kHz is 147/160).
+        common = math.gcd(source_rate, target_rate)
+        self.up, self.down = source_rate // common, target_rate // common
         # Low-pass at the lower Nyquist frequency (a little under it), in units of the input's.
         self.cutoff = min(1.0, target_rate / source_rate) * 0.97
+        self._offsets = np.arange(1 - self.HALF_TAPS, self.HALF_TAPS + 1)
+        # The instants' fractional parts repeat with period ``down``, so the windowed-sinc weights
+        # are computed once per phase (a polyphase table) instead of once per output sample.
+        distance = (np.arange(self.down) / self.down)[:, None] - self._offsets
+        window = np.i0(self.BETA * np.sqrt(np.clip(1.0 - (distance / (self.HALF_TAPS + 1)) ** 2, 0.0, None))) / np.i0(self.BETA)
+        self._weights = self.cutoff * np.sinc(self.cutoff * distance) * window
         self._pending = np.zeros(0, dtype=np.float64)  # input not yet consumed
         self._pending_start = 0  # global index of _pending[0]
         self._received = 0
@@ -107,30 +132,28 @@ class Resampler:
         """Resample the next piece; ``final=True`` flushes the tail after the last piece."""
         self._pending = np.concatenate([self._pending, np.asarray(samples, dtype=np.float64).reshape(-1)])
         self._received += samples.size
-        if final:
-            end = int(round(self._received / self.step))
+        if final:  # the output length rounded to the nearest sample
+            end = (2 * self._received * self.down + self.up) // (2 * self.up)
         else:  # an output is ready once every input it reads has arrived
-            end = max(self._emitted, int(np.floor((self._received - 1 - self.HALF_TAPS) / self.step)) + 1)
+            end = max(self._emitted, (self._received - 1 - self.HALF_TAPS) * self.down // self.up + 1)
         blocks = [self._outputs(n, min(n + self.BLOCK, end)) for n in range(self._emitted, end, self.BLOCK)]
         out = np.concatenate(blocks) if blocks else np.zeros(0)
         self._emitted = end
-        keep_from = int(np.floor(end * self.step)) - self.HALF_TAPS + 1
+        keep_from = end * self.up // self.down - self.HALF_TAPS + 1
         if keep_from > self._pending_start:
             self._pending = self._pending[keep_from - self._pending_start :]
             self._pending_start = keep_from
         return out.astype(np.float32)
 
     def _outputs(self, first: int, end: int) -> np.ndarray:
-        instants = np.arange(first, end) * self.step
-        taps = np.floor(instants)[:, None].astype(np.int64) + np.arange(1 - self.HALF_TAPS, self.HALF_TAPS + 1)
-        distance = instants[:, None] - taps
-        window = np.i0(self.BETA * np.sqrt(np.clip(1.0 - (distance / (self.HALF_TAPS + 1)) ** 2, 0.0, None))) / np.i0(self.BETA)
-        weights = self.cutoff * np.sinc(self.cutoff * distance) * window
+        position = np.arange(first, end, dtype=np.int64) * self.up
+        taps = (position // self.down)[:, None] + self._offsets
+        weights = self._weights[position % self.down]
         # Inputs before the start or after the end (at the final flush) are silence.
         index = taps - self._pending_start
         inside = (index >= 0) & (taps < self._received)
         values = np.where(inside, self._pending[np.clip(index, 0, self._pending.size - 1)], 0.0)
-        return (weights * values).sum(axis=1)
+        return np.einsum("ij,ij->i", weights, values)
 
 
 def resample(samples: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
@@ -153,10 +176,23 @@ def _encode_with(fmt: AudioFormat, samples: np.ndarray, sample_rate: int) -> byt
 
 
 class AudioWriter:
-    """Writes audio chunk by chunk to a path or binary file, so long texts never sit whole in memory."""
+    """Writes audio chunk by chunk to a path or binary file, so long texts never sit whole in memory.
 
-    def __init__(self, target: str | os.PathLike[str] | BinaryIO, fmt: str, sample_rate: int, *, _format: AudioFormat | None = None) -> None:
+    ``before_block`` is called before each block is encoded: a deadline check there stops a long
+    encode (Opus resamples and encodes at a few tens of times real time) within one block.
+    """
+
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | BinaryIO,
+        fmt: str,
+        sample_rate: int,
+        *,
+        before_block: Callable[[], None] | None = None,
+        _format: AudioFormat | None = None,
+    ) -> None:
         self.format = _format or audio_format(fmt)
+        self._before_block = before_block
         self.source_rate = sample_rate
         self.file_rate = self.format.sample_rate or sample_rate
         self._resampler = Resampler(sample_rate, self.file_rate) if self.file_rate != sample_rate else None
@@ -177,9 +213,13 @@ class AudioWriter:
 
     def write(self, samples: np.ndarray) -> None:
         samples = np.asarray(samples, dtype=np.float32).reshape(-1)
-        if self._resampler is not None:
-            samples = self._resampler.process(samples)
-        self._write_file_rate(samples)
+        for start in range(0, samples.size, BLOCK_FRAMES):
+            if self._before_block is not None:
+                self._before_block()
+            block = samples[start : start + BLOCK_FRAMES]
+            if self._resampler is not None:
+                block = self._resampler.process(block)
+            self._write_file_rate(block)
 
     def _write_file_rate(self, samples: np.ndarray) -> None:
         if self._raw is not None:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import onnxruntime as ort
 
-from .errors import DeadlineExceeded, InvalidParameter
+from .errors import DeadlineExceeded, InvalidParameter, NoTimeToStart
 
 
 class Deadline:
@@ -37,15 +37,33 @@ class Deadline:
         self.chunks_total = 0
 
     def __enter__(self) -> "Deadline":
-        if self.timeout_s is not None:
-            self._timer = threading.Timer(max(0.0, self.timeout_s - self.elapsed_s), self._terminate)
-            self._timer.daemon = True
-            self._timer.start()
+        self._arm()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         if self._timer is not None:
             self._timer.cancel()
+            self._timer = None
+
+    def _arm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self.timeout_s is not None:
+            self._timer = threading.Timer(max(0.0, self.timeout_s - self.elapsed_s), self._terminate)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def keep_back(self, seconds: float, needed_for: str) -> None:
+        """Bring the deadline ``seconds`` closer, for work the caller does after synthesis once
+        its size is known (delivering the audio); ``NoTimeToStart`` if that leaves no time."""
+        if self.timeout_s is None or seconds <= 0:
+            return
+        left_s = self.timeout_s - self.elapsed_s
+        if left_s <= seconds:
+            raise NoTimeToStart(left_s, seconds, needed_for)
+        self.timeout_s -= seconds
+        if self._timer is not None:  # re-armed for the nearer deadline
+            self._arm()
 
     def _terminate(self) -> None:
         self.run_options.terminate = True

@@ -54,13 +54,30 @@ class TextTooLong(InvalidRequest):
     code = "text_too_long"
     field = "text"
 
-    def __init__(self, length: int, limit: int, hint: str = "") -> None:
+    def __init__(self, length: float, limit: float, hint: str = "") -> None:
         self.length = length
         self.limit = limit
-        super().__init__(
-            f"text is {length} characters; the limit is {limit}."
-            + (f" {hint}" if hint else " Split it, or send it as a job.")
-        )
+        super().__init__(f"{self.describe(length, limit)} {hint or 'Split it, or send it as a job.'}")
+
+    @staticmethod
+    def describe(length: float, limit: float) -> str:
+        return f"text is {length} characters; the limit is {limit}."
+
+
+class SpokenTextTooLong(TextTooLong):
+    """The text is short as written but long once read out: ``"9" * 3000`` is 15,000 characters of words."""
+
+    @staticmethod
+    def describe(length: float, limit: float) -> str:
+        return f"text reads as {length:,} characters once numbers and symbols are spelled out; the limit is {limit:,}."
+
+
+class AudioTooLong(TextTooLong):
+    """The duration predictor forecasts more audio (``length``, in seconds) than one call may make."""
+
+    @staticmethod
+    def describe(length: float, limit: float) -> str:
+        return f"text would make at least {length:,.0f} s of audio; the limit is {limit:,.0f} s."
 
 
 class UnsupportedCharacters(InvalidRequest):
@@ -157,4 +174,18 @@ class DeadlineExceeded(SupertonicError):
             f"synthesis stopped after {elapsed_s:.2f} s: the deadline of {budget_s:.2f} s passed "
             f"({done_chunks}/{total_chunks} chunks done). Send shorter text, fewer steps, "
             "or use an asynchronous job."
+        )
+
+
+class NoTimeToStart(DeadlineExceeded):
+    """The time left could not hold the work, so none was started."""
+
+    def __init__(self, left_s: float, needed_s: float, needed_for: str) -> None:
+        self.budget_s = max(left_s, 0.0)
+        self.elapsed_s = 0.0
+        self.done_chunks = self.total_chunks = 0
+        SupertonicError.__init__(
+            self,
+            f"no time was left to start synthesis: {max(left_s, 0.0):.2f} s remained and {needed_s:.2f} s are "
+            f"kept for {needed_for}. Send shorter text, fewer steps, or use an asynchronous job.",
         )

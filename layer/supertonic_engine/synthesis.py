@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from .assets import ModelAssets, VoiceStyle, load_assets, resolve_model_dir
 from .audio import AudioWriter
 from .config import SessionConfig
 from .deadline import Deadline
-from .errors import EmptyText, InvalidParameter, TextTooLong, UnknownLanguage
+from .errors import AudioTooLong, EmptyText, InvalidParameter, SpokenTextTooLong, TextTooLong, UnknownLanguage
 from .sessions import Sessions, load_sessions
 from .standin.marker import NOTE
 from .text import LANGUAGES, chunk_text, default_max_chunk_chars, normalize
@@ -70,6 +70,45 @@ class SynthesisOptions:
     @property
     def chunk_chars(self) -> int:
         return self.max_chunk_chars or default_max_chunk_chars(self.lang)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one call may cost, for callers that must answer quickly (a synchronous request).
+
+    Every bound is checked before any audio is made: the text as written, the text once normalized
+    (``"9" * 3000`` reads as 15,000 characters), and the audio the duration predictor forecasts.
+    The predictor then runs first for every chunk (milliseconds each) and synthesis reuses its
+    output. None: no bound. ``hint`` (what to do instead) ends each refusal's message.
+    """
+
+    max_text_chars: int | None = None
+    max_spoken_chars: int | None = None
+    max_audio_s: float | None = None
+    # Seconds the caller needs after synthesis per second of audio (base64, an upload): kept back
+    # from the deadline once the audio's length is forecast, so the whole answer is ready in time.
+    after_s_per_audio_s: float = 0.0
+    hint: str = ""
+
+    @property
+    def forecast(self) -> bool:
+        """Whether the audio's length must be known before synthesis starts."""
+        return self.max_audio_s is not None or self.after_s_per_audio_s > 0
+
+    def check_text(self, text: str) -> None:
+        if self.max_text_chars is not None and len(text) > self.max_text_chars:
+            raise TextTooLong(len(text), self.max_text_chars, self.hint)
+
+    def check_spoken(self, spoken: str) -> None:
+        if self.max_spoken_chars is not None and len(spoken) > self.max_spoken_chars:
+            raise SpokenTextTooLong(len(spoken), self.max_spoken_chars, self.hint)
+
+    def check_audio(self, seconds: float) -> None:
+        if self.max_audio_s is not None and seconds > self.max_audio_s:
+            raise AudioTooLong(seconds, self.max_audio_s, self.hint)
+
+
+NO_LIMITS = Limits()
 
 
 @dataclass(frozen=True)
@@ -132,14 +171,16 @@ class TextPreparer:
         self.encoder = TextEncoder(assets.indexer)
         self.max_text_chars = config.max_text_chars(env)
 
-    def chunks(self, text: str, options: SynthesisOptions) -> list[str]:
+    def chunks(self, text: str, options: SynthesisOptions, limits: Limits = NO_LIMITS) -> list[str]:
         if not isinstance(text, str):
             raise InvalidParameter(f"text must be a string, got {type(text).__name__}", field="text")
         if not text.strip():
             raise EmptyText()
         if len(text) > self.max_text_chars:
             raise TextTooLong(len(text), self.max_text_chars)
+        limits.check_text(text)
         spoken = normalize(text, options.lang) if options.normalize else text
+        limits.check_spoken(spoken)
         self.encoder.check(spoken)
         chunks = [c for c in chunk_text(spoken, options.chunk_chars) if model_text(c, None).strip(". ")]
         if not chunks:
@@ -218,21 +259,33 @@ class Engine:
         options = SynthesisOptions(voice, lang, steps, speed, seed, normalize, max_chunk_chars, silence_s)
         return self.synthesize_with(text, options, timeout_s=timeout_s)
 
-    def synthesize_with(self, text: str, options: SynthesisOptions, *, timeout_s: float | None = None) -> SynthesisResult:
+    def synthesize_with(
+        self, text: str, options: SynthesisOptions, *, timeout_s: float | None = None, limits: Limits = NO_LIMITS
+    ) -> SynthesisResult:
         """``synthesize`` for callers that already hold validated ``SynthesisOptions``."""
         pieces: list[np.ndarray] = []
-        result = self._collect(text, options, timeout_s, pieces.append)
+        result = self._collect(self.stream_with(text, options, timeout_s=timeout_s, limits=limits), options, pieces.append)
         result.audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
         return result
 
     def synthesize_into(
-        self, target: str | os.PathLike[str] | BinaryIO, fmt: str, text: str, options: SynthesisOptions, *, timeout_s: float | None = None
+        self,
+        target: str | os.PathLike[str] | BinaryIO,
+        fmt: str,
+        text: str,
+        options: SynthesisOptions,
+        *,
+        timeout_s: float | None = None,
+        limits: Limits = NO_LIMITS,
     ) -> SynthesisResult:
         """Encode chunk by chunk into ``target`` (a path or binary file): memory stays flat for any text length.
 
-        The returned result has ``audio=None``. A file target is complete only if this returns.
+        Encoding is inside the deadline (checked before each block the writer encodes), so the
+        file is finished when the deadline says it must be. The returned result has ``audio=None``.
+        A file target is complete only if this returns.
         """
-        with AudioWriter(target, fmt, self.sample_rate) as writer:
+        deadline = Deadline(timeout_s)
+        with AudioWriter(target, fmt, self.sample_rate, before_block=deadline.check) as writer:
             spent = [0.0]
 
             def write(samples: np.ndarray) -> None:
@@ -240,16 +293,16 @@ class Engine:
                 writer.write(samples)
                 spent[0] += time.perf_counter() - started
 
-            result = self._collect(text, options, timeout_s, write)
+            result = self._collect(self._stream(text, options, deadline, limits), options, write)
         result.encode_ms = spent[0] * 1000.0
         result.synth_ms -= result.encode_ms
         return result
 
-    def _collect(self, text: str, options: SynthesisOptions, timeout_s: float | None, sink: Callable[[np.ndarray], None]) -> SynthesisResult:
+    def _collect(self, pieces: Iterator[AudioChunk], options: SynthesisOptions, sink: Callable[[np.ndarray], None]) -> SynthesisResult:
         started = time.perf_counter()
         timings: list[ChunkTiming] = []
         frames = 0
-        for piece in self.stream_with(text, options, timeout_s=timeout_s):
+        for piece in pieces:
             sink(piece.samples)
             timings.append(piece.timing)
             frames += piece.samples.size
@@ -268,13 +321,19 @@ class Engine:
         """Yield the audio chunk by chunk, so memory stays flat however long the text is."""
         return self.stream_with(text, SynthesisOptions(voice=voice, lang=lang, **options), timeout_s=timeout_s)  # type: ignore[arg-type]
 
-    def stream_with(self, text: str, options: SynthesisOptions, *, timeout_s: float | None = None) -> Iterator[AudioChunk]:
-        deadline = Deadline(timeout_s)
-        chunks = self.text.chunks(text, options)
-        style = self.assets.voice(options.voice)
-        return self._generate(chunks, style, options, deadline)
+    def stream_with(
+        self, text: str, options: SynthesisOptions, *, timeout_s: float | None = None, limits: Limits = NO_LIMITS
+    ) -> Iterator[AudioChunk]:
+        return self._stream(text, options, Deadline(timeout_s), limits)
 
-    def _generate(self, chunks: list[str], style: VoiceStyle, options: SynthesisOptions, deadline: Deadline) -> Iterator[AudioChunk]:
+    def _stream(self, text: str, options: SynthesisOptions, deadline: Deadline, limits: Limits) -> Iterator[AudioChunk]:
+        chunks = self.text.chunks(text, options, limits)
+        style = self.assets.voice(options.voice)
+        return self._generate(chunks, style, options, deadline, limits)
+
+    def _generate(
+        self, chunks: list[str], style: VoiceStyle, options: SynthesisOptions, deadline: Deadline, limits: Limits
+    ) -> Iterator[AudioChunk]:
         # RandomState(seed) draws exactly what np.random.seed(seed); np.random.randn(...) draws,
         # which is how the official package samples its noise.
         rng = np.random.RandomState(options.seed)
@@ -282,9 +341,18 @@ class Engine:
         position = 0
         deadline.chunks_total = len(chunks)
         with deadline:
+            plans: list[_ChunkPlan] | None = None
+            if limits.forecast:
+                plans, audio_s = [], options.silence_s * (len(chunks) - 1)
+                for chunk in chunks:
+                    plans.append(self._plan(chunk, style, options, deadline))
+                    audio_s += plans[-1].speech_s
+                    limits.check_audio(audio_s)  # refused as soon as the forecast passes the bound
+                deadline.keep_back(limits.after_s_per_audio_s * audio_s, f"delivering about {audio_s:,.0f} s of audio")
             for index, chunk in enumerate(chunks):
                 started = time.perf_counter()
-                wav, speech_s = self._synthesize_chunk(chunk, style, options, rng, deadline)
+                plan = plans[index] if plans is not None else self._plan(chunk, style, options, deadline)
+                wav = self._synthesize_chunk(plan, style, options, rng, deadline)
                 synth_ms = (time.perf_counter() - started) * 1000.0
                 lead = gap if index else gap[:0]
                 start = position + lead.size
@@ -293,18 +361,24 @@ class Engine:
                     text=chunk,
                     start_s=start / self.sample_rate,
                     end_s=(start + wav.size) / self.sample_rate,
-                    speech_s=speech_s,
+                    speech_s=plan.speech_s,
                     synth_ms=synth_ms,
                 )
                 position = start + wav.size
                 deadline.chunks_done = index + 1
                 yield AudioChunk(timing, np.concatenate([lead, wav]) if lead.size else wav)
 
-    def _synthesize_chunk(self, chunk: str, style: VoiceStyle, options: SynthesisOptions, rng: np.random.RandomState, deadline: Deadline) -> tuple[np.ndarray, float]:
-        s = self.sessions
+    def _plan(self, chunk: str, style: VoiceStyle, options: SynthesisOptions, deadline: Deadline) -> _ChunkPlan:
+        """A chunk's model inputs and the duration predictor's forecast, the first graph of its pipeline."""
         text_ids, text_mask = self.text.encoder.encode(chunk, options.lang)
-        duration, *_ = deadline.run(s.duration_predictor, {"text_ids": text_ids, "style_dp": style.dp, "text_mask": text_mask})
-        duration = duration / options.speed
+        duration, *_ = deadline.run(self.sessions.duration_predictor, {"text_ids": text_ids, "style_dp": style.dp, "text_mask": text_mask})
+        return _ChunkPlan(text_ids, text_mask, duration / options.speed)
+
+    def _synthesize_chunk(
+        self, plan: _ChunkPlan, style: VoiceStyle, options: SynthesisOptions, rng: np.random.RandomState, deadline: Deadline
+    ) -> np.ndarray:
+        s = self.sessions
+        text_ids, text_mask, duration = plan
         text_emb, *_ = deadline.run(s.text_encoder, {"text_ids": text_ids, "style_ttl": style.ttl, "text_mask": text_mask})
         latent, latent_mask = self._noise(duration, rng)
         total_step = np.array([options.steps], dtype=np.float32)
@@ -322,7 +396,7 @@ class Engine:
                 },
             )
         wav, *_ = deadline.run(s.vocoder, {"latent": latent})
-        return wav.reshape(-1), float(duration[0])
+        return wav.reshape(-1)
 
     def _noise(self, duration: np.ndarray, rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
         """Initial latent noise and its mask, drawn with the official arithmetic (same dtypes, same rounding)."""
@@ -340,6 +414,16 @@ class Engine:
         started = time.perf_counter()
         self.synthesize("Ready.", voice=DEFAULT_VOICE if DEFAULT_VOICE in self.voices else self.voices[0], lang="en", steps=1, seed=0, normalize=False)
         return (time.perf_counter() - started) * 1000.0
+
+
+class _ChunkPlan(NamedTuple):
+    text_ids: np.ndarray
+    text_mask: np.ndarray
+    duration: np.ndarray  # seconds of speech, at the requested speed
+
+    @property
+    def speech_s(self) -> float:
+        return float(self.duration[0])
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:

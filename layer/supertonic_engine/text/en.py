@@ -9,14 +9,17 @@ import re
 
 from .numbers import (
     DOTTED_NUMBER,
+    EN_CARDINAL_LIMIT,
     MINUS_SIGN,
     WHOLE_NUMBER,
     en_cardinal,
     en_digits,
     en_number,
     en_ordinal,
+    en_written_ordinal,
     en_year,
     split_number,
+    value_below,
 )
 from .rules import Rule, alternation, apply_rules
 
@@ -151,9 +154,10 @@ def _currency(match: re.Match[str]) -> str:
     integer, fraction = split_number(number)
     if scale:
         return f"{en_number(number)} {scale} {units}"
-    if subunit is None or not fraction or len(fraction) > 2:
+    major = value_below(integer, EN_CARDINAL_LIMIT)
+    if subunit is None or not fraction or len(fraction) > 2 or major is None:
         return f"{en_number(number)} {unit if number == '1' else units}"
-    major, minor = int(integer), int(fraction.ljust(2, "0"))
+    minor = int(fraction.ljust(2, "0"))
     words = []
     if major or not minor:
         words.append(f"{en_cardinal(major)} {unit if major == 1 else units}")
@@ -194,7 +198,7 @@ RULES: tuple[Rule, ...] = (
          lambda m: f"{en_year(int(m.group(1)))} to {en_year(int(m.group(2)))}"),
     Rule("year", re.compile(rf"(?i:\b({'|'.join(YEAR_CUES)})) ({_YEAR})(?!\d|,\d)"),
          lambda m: f"{m.group(1)} {en_year(int(m.group(2)))}"),
-    Rule("ordinal", re.compile(r"(?<!\d)(\d+)(?:st|nd|rd|th)\b"), lambda m: en_ordinal(int(m.group(1)))),
+    Rule("ordinal", re.compile(r"(?<!\d)(\d+)(?:st|nd|rd|th)\b"), lambda m: en_written_ordinal(m.group(1))),
     Rule("negative sign", re.compile(MINUS_SIGN), lambda m: "minus "),
     Rule("range", re.compile(r"(?<=\d)(?:[-–~]| ?[–~] ?)(?=\d)"), lambda m: " to "),
     Rule("unit", re.compile(rf"({WHOLE_NUMBER})( ?(?:{alternation(UNITS)}))"), _unit),

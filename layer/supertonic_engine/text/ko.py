@@ -19,6 +19,7 @@ from .numbers import (
     ko_number,
     ko_sino,
     split_number,
+    value_below,
 )
 from .rules import Rule, alternation, apply_rules
 
@@ -71,14 +72,15 @@ def quantity(number: str, suffix: str) -> str:
     """A number with the counter or unit that follows it, in the numerals that counter takes."""
     suffix = suffix.strip()
     integer, fraction = split_number(number)
-    value = int(integer)
-    number = str(value) + (f".{fraction}" if fraction else "")  # 08월 is 팔 월, not 공팔 월
+    integer = integer.lstrip("0") or "0"  # 08월 is 팔 월, not 공팔 월
+    number = integer + (f".{fraction}" if fraction else "")
     if suffix in UNITS:
         return UNITS[suffix].format(n=ko_number(number))
+    value = value_below(integer, 100)  # only small numbers change with the counter
     if suffix == "월" and value in SPECIAL_MONTHS and not fraction:
         return SPECIAL_MONTHS[value]
-    native = suffix in NATIVE_COUNTERS and not fraction and 1 <= value <= 99
-    if suffix == "대" and value % 10 == 0:
+    native = suffix in NATIVE_COUNTERS and not fraction and value is not None and value >= 1
+    if native and suffix == "대" and value % 10 == 0:
         native = False  # 20대 is an age group, 이십 대; 두 대 counts machines
     if not native:
         return f"{ko_number(number)} {suffix}"

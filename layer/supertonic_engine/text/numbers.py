@@ -21,6 +21,19 @@ MINUS_SIGN = r"(?<![\w.,])(?<!\d )[-−](?=\d)"
 DOTTED_NUMBER = r"(?<![\d.])\d+(?:\.\d+){2,}(?!\.?\d)"
 
 
+def value_below(digits: str, limit: int) -> int | None:
+    """The value of a run of digits when it is below ``limit``, else None.
+
+    Never converts a long run: Python refuses ``int()`` on more than 4,300 digits (a ValueError),
+    and a number past a reading's limit is read digit by digit anyway, so its value is never needed.
+    """
+    significant = digits.lstrip("0")
+    if len(significant) > len(str(limit)):
+        return None
+    value = int(significant or "0")
+    return value if value < limit else None
+
+
 def split_number(token: str) -> tuple[str, str]:
     """``"1,234.50"`` -> ``("1234", "50")``: the integer digits and the decimal digits."""
     integer, _, fraction = token.replace(",", "").partition(".")
@@ -36,11 +49,12 @@ def _spell(
     limit: int,
 ) -> str:
     integer, fraction = split_number(token)
+    value = value_below(integer, limit)
     # "007" or a 25-digit serial is read digit by digit, as people read them.
-    if (len(integer) > 1 and integer.startswith("0")) or int(integer) >= limit:
+    if (len(integer) > 1 and integer.startswith("0")) or value is None:
         words = digits(integer)
     else:
-        words = cardinal(int(integer))
+        words = cardinal(value)
     return f"{words} {point} {decimals(fraction)}" if fraction else words
 
 
@@ -113,7 +127,7 @@ _EN_ONES = (
 ).split()
 _EN_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 _EN_SCALES = ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (10**3, "thousand"))
-_EN_LIMIT = 10**15
+EN_CARDINAL_LIMIT = 10**15
 _EN_IRREGULAR_ORDINALS = {
     "one": "first", "two": "second", "three": "third", "five": "fifth",
     "eight": "eighth", "nine": "ninth", "twelve": "twelfth",
@@ -139,7 +153,7 @@ def en_cardinal(n: int) -> str:
     """1234 -> one thousand two hundred thirty-four (American style, no "and")."""
     if n == 0:
         return "zero"
-    if n >= _EN_LIMIT:
+    if n >= EN_CARDINAL_LIMIT:
         return en_digits(str(n))
     words = []
     for size, name in _EN_SCALES:
@@ -153,7 +167,17 @@ def en_cardinal(n: int) -> str:
 
 def en_ordinal(n: int) -> str:
     """21 -> twenty-first, 100 -> one hundredth."""
-    words = en_cardinal(n)
+    return _en_ordinal_words(en_cardinal(n))
+
+
+def en_written_ordinal(digits: str) -> str:
+    """The digits of a written ordinal ("21" of "21st") in words; a run past the cardinals' limit
+    is read digit by digit with the last one ordinal (one two ... nine ninth)."""
+    value = value_below(digits, EN_CARDINAL_LIMIT)
+    return en_ordinal(value) if value is not None else _en_ordinal_words(en_digits(digits))
+
+
+def _en_ordinal_words(words: str) -> str:
     cut = max(words.rfind(" "), words.rfind("-")) + 1
     head, last = words[:cut], words[cut:]
     if last in _EN_IRREGULAR_ORDINALS:
@@ -180,4 +204,4 @@ def en_digits(digits: str) -> str:
 
 def en_number(token: str) -> str:
     """A written number in English words: ``3.14`` -> three point one four."""
-    return _spell(token, en_cardinal, en_digits, en_digits, "point", _EN_LIMIT)
+    return _spell(token, en_cardinal, en_digits, en_digits, "point", EN_CARDINAL_LIMIT)
