@@ -226,30 +226,51 @@ class Engine:
         return result
 
     def synthesize_into(
-        self, target: str | os.PathLike[str] | BinaryIO, fmt: str, text: str, options: SynthesisOptions, *, timeout_s: float | None = None
+        self,
+        target: str | os.PathLike[str] | BinaryIO,
+        fmt: str,
+        text: str,
+        options: SynthesisOptions,
+        *,
+        timeout_s: float | None = None,
+        ship_bytes_per_s: float | None = None,
     ) -> SynthesisResult:
         """Encode chunk by chunk into ``target`` (a path or binary file): memory stays flat for any text length.
 
         The returned result has ``audio=None``. A file target is complete only if this returns.
+        ``ship_bytes_per_s``: the rate the caller ships the file at afterwards (an upload); the
+        deadline keeps back the time shipping what is written so far takes, so synthesis and
+        shipping together fit in ``timeout_s`` however large the result grows.
         """
         with AudioWriter(target, fmt, self.sample_rate) as writer:
             spent = [0.0]
+            written = [0]
 
             def write(samples: np.ndarray) -> None:
                 started = time.perf_counter()
                 writer.write(samples)
                 spent[0] += time.perf_counter() - started
+                written[0] = _bytes_in(target)
 
-            result = self._collect(text, options, timeout_s, write)
+            hold_back = (lambda: written[0] / ship_bytes_per_s) if ship_bytes_per_s else None
+            result = self._collect(text, options, timeout_s, write, hold_back)
         result.encode_ms = spent[0] * 1000.0
         result.synth_ms -= result.encode_ms
         return result
 
-    def _collect(self, text: str, options: SynthesisOptions, timeout_s: float | None, sink: Callable[[np.ndarray], None]) -> SynthesisResult:
+    def _collect(
+        self,
+        text: str,
+        options: SynthesisOptions,
+        timeout_s: float | None,
+        sink: Callable[[np.ndarray], None],
+        hold_back_s: Callable[[], float] | None = None,
+    ) -> SynthesisResult:
         started = time.perf_counter()
         timings: list[ChunkTiming] = []
         frames = 0
-        for piece in self.stream_with(text, options, timeout_s=timeout_s):
+        deadline = Deadline(timeout_s, hold_back_s=hold_back_s)
+        for piece in self._stream(text, options, deadline):
             sink(piece.samples)
             timings.append(piece.timing)
             frames += piece.samples.size
@@ -269,7 +290,9 @@ class Engine:
         return self.stream_with(text, SynthesisOptions(voice=voice, lang=lang, **options), timeout_s=timeout_s)  # type: ignore[arg-type]
 
     def stream_with(self, text: str, options: SynthesisOptions, *, timeout_s: float | None = None) -> Iterator[AudioChunk]:
-        deadline = Deadline(timeout_s)
+        return self._stream(text, options, Deadline(timeout_s))
+
+    def _stream(self, text: str, options: SynthesisOptions, deadline: Deadline) -> Iterator[AudioChunk]:
         chunks = self.text.chunks(text, options)
         style = self.assets.voice(options.voice)
         return self._generate(chunks, style, options, deadline)
@@ -340,6 +363,16 @@ class Engine:
         started = time.perf_counter()
         self.synthesize("Ready.", voice=DEFAULT_VOICE if DEFAULT_VOICE in self.voices else self.voices[0], lang="en", steps=1, seed=0, normalize=False)
         return (time.perf_counter() - started) * 1000.0
+
+
+def _bytes_in(target: str | os.PathLike[str] | BinaryIO) -> int:
+    """Bytes written to ``target`` so far (libsndfile writes through, so the file's size is current)."""
+    if isinstance(target, (str, os.PathLike)):
+        return os.stat(target).st_size
+    try:
+        return target.tell()
+    except (OSError, ValueError):
+        return 0
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:
