@@ -96,9 +96,18 @@ def synthesis_budget_s(context: InvocationContext | None, margin_s: float) -> fl
     return context.get_remaining_time_in_millis() / 1000.0 - margin_s
 
 
-def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, source: str, into: Path | None = None) -> Rendered:
+def render(
+    engine: Engine,
+    request: TtsRequest,
+    *,
+    budget_s: float | None,
+    source: str,
+    into: Path | None = None,
+    upload_bytes_per_s: float | None = None,
+) -> Rendered:
     """Synthesize and encode; with ``into`` the audio is encoded chunk by chunk into that file
-    (for long texts: memory stays flat), else returned as bytes."""
+    (for long texts: memory stays flat), else returned as bytes. ``upload_bytes_per_s``: the
+    budget also covers uploading that file at this rate (synthesis stops early enough for it)."""
     if budget_s is not None and budget_s <= 0:
         # Nothing is left beyond the margin: earlier work in this invocation (another record of
         # the same S3 event) used the time, or the timeout is not longer than the margin. A cold
@@ -111,7 +120,9 @@ def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, sourc
         encode_ms = (time.perf_counter() - started) * 1000.0
         size = len(audio)
     else:
-        result = engine.synthesize_into(into, request.format, request.text, request.options, timeout_s=budget_s)
+        result = engine.synthesize_into(
+            into, request.format, request.text, request.options, timeout_s=budget_s, ship_bytes_per_s=upload_bytes_per_s
+        )
         audio, encode_ms, size = None, result.encode_ms, into.stat().st_size
     fmt = audio_format(request.format)
     record_synthesis(
