@@ -8,6 +8,7 @@ import json
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -232,17 +233,60 @@ def test_job_round_trip(app: Any, s3: Any) -> None:
     status_path = urlparse(job["status_url"]).path
     assert _call(app, _get(status_path)).json()["status"] == "queued"
 
-    # S3 notifies the function of the stored job, exactly as for a dropped file.
-    key = f"input/jobs/{job['job_id']}.json"
-    head = s3.head_object(Bucket=INPUT_BUCKET, Key=key)
-    notification = load_event("s3_put_json")
-    notification["Records"][0]["s3"]["object"].update(key=key, size=head["ContentLength"], eTag=head["ETag"].strip('"'))
-    (result,) = app.lambda_handler(notification, LambdaContext())["results"]
-    assert result["status"] == "done"
+    assert _deliver_job(app, s3, job["job_id"])["status"] == "done"
 
     done = _call(app, _get(status_path)).json()
     assert done["status"] == "done" and done["format"] == "mp3" and done["voice"] == "F2"
     assert audio_info(fetch(done["audio_url"])).duration == pytest.approx(done["duration_s"], abs=0.06)
+
+
+def _deliver_job(app: Any, s3: Any, job_id: str) -> dict[str, Any]:
+    """S3 notifies the function of the stored job, exactly as for a dropped file: the record's result."""
+    key = f"input/jobs/{job_id}.json"
+    head = s3.head_object(Bucket=INPUT_BUCKET, Key=key)
+    notification = load_event("s3_put_json")
+    notification["Records"][0]["s3"]["object"].update(key=key, size=head["ContentLength"], eTag=head["ETag"].strip('"'))
+    (result,) = app.lambda_handler(notification, LambdaContext())["results"]
+    return result
+
+
+def test_a_job_whose_audio_is_gone_has_expired(app: Any, s3: Any) -> None:
+    job = _call(app, load_event("furl_post_job")).json()
+    manifest_key = _deliver_job(app, s3, job["job_id"])["manifest_key"]
+    audio_key = json.loads(s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest_key)["Body"].read())["audio"]["key"]
+    s3.delete_object(Bucket=OUTPUT_BUCKET, Key=audio_key)  # as the lifecycle rule does, maybe before the manifest
+    answer = _call(app, _get(f"/v1/jobs/{job['job_id']}"))
+    assert answer.status == 200 and answer.json()["status"] == "expired"
+    assert "audio_url" not in answer.json()  # never a link to nothing
+
+
+def test_a_queued_job_older_than_the_results_kept_has_expired(app: Any, s3: Any, configure: Any) -> None:
+    from moto.s3.models import s3_backends
+
+    configure(result_retention_days=30)
+    job = _call(app, load_event("furl_post_job")).json()
+    status_path = f"/v1/jobs/{job['job_id']}"
+    assert _call(app, _get(status_path)).json()["status"] == "queued"
+    # Time passes in S3 (moto runs in this process): the job object is now 31 days old, and
+    # whatever result it had, the lifecycle rule has removed.
+    stored = s3_backends["123456789012"]["aws"].buckets[INPUT_BUCKET].keys[f"input/jobs/{job['job_id']}.json"]
+    stored.last_modified -= timedelta(days=31)
+    expired = _call(app, _get(status_path)).json()
+    assert expired["status"] == "expired" and "30 days" in expired["message"]
+
+
+def test_a_missing_input_bucket_is_the_operator_s_to_fix(app: Any, s3: Any, configure: Any) -> None:
+    configure(input_bucket="supertonic-input-that-does-not-exist")
+    for answer in (_call(app, _get("/v1/jobs/" + "0" * 32)), _call(app, load_event("furl_post_job"))):
+        error = answer.json()["error"]
+        assert answer.status == 503 and error["code"] == "configuration_error", answer.body
+        assert error["field"] == "SUPERTONIC_INPUT_BUCKET" and "does not exist" in error["message"]
+
+
+def test_a_field_name_without_utf8_form_is_named_in_a_body_that_encodes(app: Any, s3: Any) -> None:
+    event = _post_raw('{"text": "Hello.", "\\ud800": 1}', "application/json", path="/v1/jobs")
+    answer = _call(app, event)  # HttpAnswer encodes the body as UTF-8, as the function URL must
+    assert answer.status == 400 and answer.json()["error"]["field"] == "\\ud800"
 
 
 def test_job_that_would_fail_is_refused_before_it_is_stored(app: Any, s3: Any) -> None:
@@ -420,8 +464,9 @@ def test_each_status_is_listed_once_in_the_error_table() -> None:
     for cls, status in errors.HTTP_STATUS.items():
         inherited = next((errors.HTTP_STATUS[base] for base in cls.__mro__[1:] if base in errors.HTTP_STATUS), None)
         assert inherited != status, f"{cls.__name__} repeats {status}"
-    assert errors.http_status(StorageFailed("denied")) == errors.http_status(StorageError("x")) == 502
-    assert errors.http_status(ConfigurationError("bad")) == 503
+    # A missing bucket or a denied action is the operator's to fix, like a wrong setting.
+    assert errors.http_status(StorageFailed("denied")) == errors.http_status(ConfigurationError("bad")) == 503
+    assert errors.http_status(StorageError("x")) == 502
     assert errors.http_status(SupertonicError("x")) == 500
 
 

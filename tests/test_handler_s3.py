@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,10 +18,12 @@ from fixtures_s3 import (
     audio_info,
     load_event,
 )
-from supertonic_engine.errors import ConfigurationError, DeadlineExceeded
+from supertonic_engine.errors import ConfigurationError
 from supertonic_engine.storage import ObjectStore, StorageUnavailable
 from supertonic_function import s3_trigger
-from supertonic_function.config import FunctionConfig
+from supertonic_function.config import ENV_OUTPUT_BUCKET, FunctionConfig
+from supertonic_function.errors import RecordsLeft
+from supertonic_function.layout import MAX_KEY_BYTES
 from supertonic_function.service import Service
 
 # S3 server, app and context fixtures, registered once for the whole session.
@@ -48,6 +51,29 @@ class RunningOut(LambdaContext):
 
     def get_remaining_time_in_millis(self) -> int:
         return next(self.readings_ms)
+
+
+@dataclass
+class Timed(LambdaContext):
+    """A context whose remaining time runs down with the real clock, as Lambda's does."""
+
+    timeout_s: float = 60.0
+    started: float = field(default_factory=time.monotonic)
+
+    def get_remaining_time_in_millis(self) -> int:
+        return int((self.started + self.timeout_s - time.monotonic()) * 1000)
+
+
+def _s3_calls(service: Service) -> list[str]:
+    """The S3 operations the service's (real) client makes from now on, in order."""
+    calls: list[str] = []
+    service.store.client.meta.events.register("before-call.s3", lambda model, **_: calls.append(model.name))
+    return calls
+
+
+def _slow_downloads(service: Service, delay_s: float) -> None:
+    """Every GET of the service's client takes ``delay_s`` longer, as a slow S3 would."""
+    service.store.client.meta.events.register("after-call.s3.GetObject", lambda **_: time.sleep(delay_s))
 
 
 def _put_event(bucket: str, key: str, s3_client: Any, body: bytes | None = None, **object_fields: Any) -> dict[str, Any]:
@@ -86,14 +112,33 @@ def test_redelivered_event_does_no_work(app: Any, s3: Any) -> None:
     event = _put_event(INPUT_BUCKET, "input/twice.txt", s3, b"Delivered at least once.")
     (first,) = _render(service, event)
     written = _keys(s3, OUTPUT_BUCKET)
-    # With the source gone, any attempt to read it again would be a skip for a different reason.
-    s3.delete_object(Bucket=INPUT_BUCKET, Key="input/twice.txt")
+    calls = _s3_calls(service)
 
     (second,) = _render(service, event)
 
     assert first["status"] == "done"
     assert second == {**first, "status": "skipped", "reason": "already_done"}
     assert _keys(s3, OUTPUT_BUCKET) == written
+    # The source's metadata (its options) and the manifest: the text itself is not read again.
+    assert calls == ["HeadObject", "HeadObject"]
+
+
+def test_the_same_text_with_new_options_in_metadata_is_a_new_result(app: Any, s3: Any) -> None:
+    service = _service(app)
+    body = b"Same words, another voice."
+    s3.put_object(Bucket=INPUT_BUCKET, Key="input/again.txt", Body=body, Metadata={"voice": "F1"})
+    (first,) = _render(service, _put_event(INPUT_BUCKET, "input/again.txt", s3))
+    s3.put_object(Bucket=INPUT_BUCKET, Key="input/again.txt", Body=body, Metadata={"voice": "F3", "format": "flac"})
+    again = _put_event(INPUT_BUCKET, "input/again.txt", s3)
+    (second,) = _render(service, again)
+    (redelivered,) = _render(service, again)
+
+    assert first["status"] == second["status"] == "done"
+    assert first["manifest_key"] != second["manifest_key"]  # the ETag is the same: the options are not
+    assert _manifest(s3, first["manifest_key"])["voice"] == "F1"
+    manifest = _manifest(s3, second["manifest_key"])
+    assert (manifest["voice"], manifest["format"]) == ("F3", "flac") and manifest["audio"]["key"].endswith(".flac")
+    assert (redelivered["status"], redelivered["reason"]) == ("skipped", "already_done")
 
 
 def test_changed_object_gets_a_new_result_folder(app: Any, s3: Any) -> None:
@@ -199,6 +244,46 @@ def test_metadata_sets_the_options_of_a_txt(app: Any, s3: Any) -> None:
     assert audio_info(audio).format == "FLAC"
 
 
+def test_upload_time_is_kept_in_proportion_to_the_audio(app: Any, s3: Any) -> None:
+    body = json.dumps({"text": "A story that takes a while to tell. " * 24, "steps": 2}).encode()
+    (probe,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/probe.json", s3, body))
+    audio_bytes = _manifest(s3, probe["manifest_key"])["audio"]["bytes"]
+
+    # A minute of budget; at this rate the whole audio would upload in 30 s: it fits.
+    fits = _service(app, deadline_margin_s=0.0, upload_mb_per_s=audio_bytes / 30 / 1e6)
+    (done,) = _render(fits, _put_event(INPUT_BUCKET, "input/fits.json", s3, body))
+    # At a quarter of that rate the upload alone would take two minutes: synthesis stops once
+    # what it has made needs the rest of the time to upload, and nothing is uploaded.
+    slow = _service(app, deadline_margin_s=0.0, upload_mb_per_s=audio_bytes / 120 / 1e6)
+    (refused,) = _render(slow, _put_event(INPUT_BUCKET, "input/slow.json", s3, body))
+
+    assert done["status"] == "done"
+    manifest = _manifest(s3, refused["manifest_key"])
+    assert (refused["status"], manifest["error"]["code"]) == ("failed", "deadline_exceeded")
+    assert "to upload the audio made so far" in manifest["error"]["message"]
+    assert "(3/3 chunks done)" not in manifest["error"]["message"]
+    assert not [k for k in _keys(s3, OUTPUT_BUCKET) if k.startswith("output/results/slow.json/") and "/audio-" in k]
+
+
+def test_a_deadline_after_a_slow_download_is_retried_not_failed(app: Any, s3: Any) -> None:
+    body = json.dumps({"text": "A story that takes a while to tell. " * 8, "steps": 20}).encode()
+    started = time.monotonic()
+    _render(_service(app), _put_event(INPUT_BUCKET, "input/probe.json", s3, body))
+    needs_s = time.monotonic() - started  # what the record takes with S3 answering at once
+
+    # Twice what the record needs, but the download eats all but a twentieth of what it needs.
+    service = _service(app, deadline_margin_s=0.0)
+    _slow_downloads(service, 1.95 * needs_s)
+    event = _put_event(INPUT_BUCKET, "input/slow.json", s3, body)
+    with pytest.raises(RecordsLeft):
+        _render(service, event, context=Timed(timeout_s=2 * needs_s))
+    assert not [k for k in _keys(s3, OUTPUT_BUCKET) if k.startswith("output/results/slow.json/")]
+
+    # The retry, with S3 fast again, renders it.
+    (retried,) = _render(_service(app, deadline_margin_s=0.0), event, context=Timed(timeout_s=2 * needs_s))
+    assert retried["status"] == "done"
+
+
 def test_text_too_long_for_the_whole_timeout_becomes_an_error_manifest(app: Any, s3: Any) -> None:
     service = _service(app, deadline_margin_s=0.0)
     event = _put_event(INPUT_BUCKET, "input/late.json", s3, json.dumps({"text": "A long story. " * 60, "steps": 100}).encode())
@@ -213,15 +298,41 @@ def test_a_record_the_earlier_ones_left_no_time_for_is_retried_not_failed(app: A
     first = _put_event(INPUT_BUCKET, "input/first.txt", s3, b"First of two.")
     second = _put_event(INPUT_BUCKET, "input/second.txt", s3, b"Second of two.")
     event = {"Records": first["Records"] + second["Records"]}
-    # The first record renders with a minute left; by the second, 1.5 s remain: less than the margin.
-    with pytest.raises(DeadlineExceeded):
-        _render(service, event, context=RunningOut(readings_ms=iter([60_000, 1_500])))
+    # A minute at the start and for the first record (before and after its download); by the
+    # second, 1.5 s remain: less than the margin.
+    with pytest.raises(RecordsLeft, match="1 of 2 records"):
+        _render(service, event, context=RunningOut(readings_ms=iter([60_000, 60_000, 60_000, 1_500])))
     done = [k for k in _keys(s3, OUTPUT_BUCKET) if k.endswith("manifest.json")]
-    assert len(done) == 1 and done[0].startswith("output/first.txt/")  # no failed manifest for the second
+    assert len(done) == 1 and done[0].startswith("output/results/first.txt/")  # no failed manifest for the second
 
-    # Lambda's retry: the first is done already, so the second is the first to render and gets the whole time.
-    results = _render(service, event, context=RunningOut(readings_ms=iter([60_000])))
+    # Lambda's retry: the first is done already, so the second gets the time.
+    results = _render(service, event, context=RunningOut(readings_ms=iter([60_000] * 3)))
     assert [(r["status"], r.get("reason")) for r in results] == [("skipped", "already_done"), ("done", None)]
+
+
+def test_retries_of_an_event_too_long_for_one_invocation_finish_every_record(app: Any, s3: Any) -> None:
+    body = json.dumps({"text": "A story that takes a while to tell. " * 8, "steps": 15}).encode()
+    started = time.monotonic()
+    _render(_service(app), _put_event(INPUT_BUCKET, "input/probe.json", s3, body))
+    needs_s = time.monotonic() - started
+
+    records = [_put_event(INPUT_BUCKET, f"input/part-{n}.json", s3, body)["Records"][0] for n in range(6)]
+    event = {"Records": records}
+    service = _service(app, deadline_margin_s=0.0)
+    done_after: list[int] = []
+    for _ in range(len(records)):  # each delivery has time for about two and a half records
+        try:
+            results = _render(service, event, context=Timed(timeout_s=2.5 * needs_s))
+            break
+        except RecordsLeft:
+            done_after.append(len([k for k in _keys(s3, OUTPUT_BUCKET) if k.endswith("manifest.json")]))
+    else:
+        pytest.fail(f"still records left after {len(records)} deliveries (manifests after each: {done_after})")
+
+    assert done_after and done_after == sorted(set(done_after))  # every delivery kept its progress
+    assert all(r["status"] in ("done", "skipped") for r in results)
+    manifests = [_manifest(s3, k) for k in _keys(s3, OUTPUT_BUCKET) if k.endswith("manifest.json")]
+    assert [m["status"] for m in manifests] == ["done"] * (len(records) + 1)  # the parts and the probe
 
 
 def test_a_misconfigured_function_retries_instead_of_failing_the_text(app: Any, s3: Any) -> None:
@@ -229,6 +340,40 @@ def test_a_misconfigured_function_retries_instead_of_failing_the_text(app: Any, 
     with pytest.raises(ConfigurationError):
         _render(service, _put_event(INPUT_BUCKET, "input/wait.txt", s3, b"Wait for the fix."))
     assert _keys(s3, OUTPUT_BUCKET) == {}
+
+
+def test_a_missing_results_bucket_is_found_before_any_work(app: Any, s3: Any) -> None:
+    service = _service(app, output_bucket="supertonic-output-that-does-not-exist")
+    calls = _s3_calls(service)
+    with pytest.raises(ConfigurationError, match=ENV_OUTPUT_BUCKET) as raised:
+        _render(service, _put_event(INPUT_BUCKET, "input/nowhere.txt", s3, b"Nowhere to go."))
+    assert "does not exist" in raised.value.message
+    assert calls == ["HeadBucket"]  # the text was never read, let alone synthesized
+
+
+def test_a_job_field_name_without_utf8_form_is_a_failed_manifest(app: Any, s3: Any) -> None:
+    # JSON may escape a lone surrogate; Python reads it into a str that UTF-8 cannot encode.
+    event = _put_event(INPUT_BUCKET, "input/odd.json", s3, b'{"text": "Hello.", "\\ud800": 1}')
+    (result,) = _render(_service(app), event)
+    manifest = _manifest(s3, result["manifest_key"])
+    assert (result["status"], manifest["error"]["code"]) == ("failed", "invalid_parameter")
+    assert manifest["error"]["field"] == "\\ud800"  # spelled as its escape
+
+
+def test_keys_near_s3s_limit_get_results_that_fit_and_stay_apart(app: Any, s3: Any) -> None:
+    service = _service(app)
+    stem = "input/" + "ü" * 490  # 986 bytes: a valid key, too long with the result folder around it
+    keys = [stem + "a.txt", stem + "b.txt"]
+    results = [_render(service, _put_event(INPUT_BUCKET, key, s3, b"A long name."))[0] for key in keys]
+
+    manifests = [_manifest(s3, r["manifest_key"]) for r in results]
+    assert [r["status"] for r in results] == ["done", "done"]
+    assert [m["source"]["key"] for m in manifests] == keys
+    assert results[0]["manifest_key"] != results[1]["manifest_key"]
+    written = [k for k in _keys(s3, OUTPUT_BUCKET)]
+    assert len(written) == 4 and all(len(k.encode()) <= MAX_KEY_BYTES for k in written)
+    (again,) = _render(service, _put_event(INPUT_BUCKET, keys[0], s3))
+    assert (again["status"], again["reason"]) == ("skipped", "already_done")
 
 
 def test_unreadable_job_json_is_a_failed_manifest(app: Any, s3: Any) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+import os
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -85,6 +87,85 @@ def test_publish_writes_audio_then_the_manifest_once(store: ObjectStore, s3: Any
     head = store.head(OUTPUT_BUCKET, "output/x/audio-1.wav")
     assert head is not None and head.content_type == "audio/wav"
     assert store.head(OUTPUT_BUCKET, "output/x/none.wav") is None
+
+
+def _failing(store: ObjectStore, operation: str, when: Any = lambda params: True, answer_lost: bool = False) -> None:
+    """Make ``operation`` fail with S3's 503 SlowDown where ``when(params)`` holds; S3 itself is real.
+    ``answer_lost``: the request reaches S3 and only its answer fails, as on a dropped connection."""
+
+    def mark(params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
+        context["fail"] = when(params)
+        if context["fail"] and not answer_lost:
+            raise _client_error("SlowDown", 503)
+
+    def fail_answer(context: dict[str, Any], **_: Any) -> None:
+        if context.get("fail"):
+            raise _client_error("SlowDown", 503)
+
+    store.client.meta.events.register(f"before-parameter-build.s3.{operation}", mark)
+    if answer_lost:
+        store.client.meta.events.register(f"after-call.s3.{operation}", fail_answer)
+
+
+def test_a_manifest_that_cannot_be_written_leaves_no_audio_behind(store: ObjectStore, s3: Any) -> None:
+    _failing(store, "PutObject", when=lambda params: params["Key"].endswith("manifest.json"))
+    with pytest.raises(StorageUnavailable):
+        store.publish(
+            OUTPUT_BUCKET, audio_key="output/y/audio-1.wav", audio=b"RIFF1", content_type="audio/wav",
+            manifest_key="output/y/manifest.json", manifest={"status": "done"},
+        )
+    assert s3.list_objects_v2(Bucket=OUTPUT_BUCKET).get("KeyCount") == 0
+
+
+def test_a_manifest_whose_answer_was_lost_keeps_its_audio(store: ObjectStore, s3: Any) -> None:
+    # The PUT landed; only its answer did not arrive. The manifest names this audio: it stays.
+    _failing(store, "PutObject", when=lambda params: params["Key"].endswith("manifest.json"), answer_lost=True)
+    manifest = {"status": "done", "audio": "output/z/audio-1.wav"}
+    assert store.publish(
+        OUTPUT_BUCKET, audio_key="output/z/audio-1.wav", audio=b"RIFF1", content_type="audio/wav",
+        manifest_key="output/z/manifest.json", manifest=manifest,
+    ) is True
+    assert sorted(item["Key"] for item in s3.list_objects_v2(Bucket=OUTPUT_BUCKET)["Contents"]) == [
+        "output/z/audio-1.wav", "output/z/manifest.json",
+    ]
+
+
+def test_a_failed_large_upload_leaves_no_parts(store: ObjectStore, s3: Any, tmp_path: Path) -> None:
+    # Over the transfer manager's 8 MiB threshold: a multipart upload, whose parts S3 keeps (and
+    # bills) until the upload is completed or aborted.
+    audio = tmp_path / "audio.wav"
+    audio.write_bytes(os.urandom(20 * 1024 * 1024))
+    parts = iter(range(100))
+    _failing(store, "UploadPart", when=lambda params: next(parts) == 1)
+    with pytest.raises(StorageUnavailable):
+        store.put_file(OUTPUT_BUCKET, "output/big/audio-1.wav", audio, content_type="audio/wav")
+    assert not s3.list_multipart_uploads(Bucket=OUTPUT_BUCKET).get("Uploads")
+
+
+def test_json_documents_are_utf8_whatever_they_hold(store: ObjectStore, s3: Any) -> None:
+    assert store.put_json(OUTPUT_BUCKET, "output/u.json", {"text": "한국어", "field": "\ud800"}) is True
+    raw = s3.get_object(Bucket=OUTPUT_BUCKET, Key="output/u.json")["Body"].read()
+    assert raw.decode("utf-8") and store.get_json(OUTPUT_BUCKET, "output/u.json") == {"text": "한국어", "field": "\ud800"}
+    assert store.put_json(OUTPUT_BUCKET, "output/s.json", {"field": "\ud800"}) is True  # a lone surrogate
+    raw = s3.get_object(Bucket=OUTPUT_BUCKET, Key="output/s.json")["Body"].read()
+    assert b"\\ud800" in raw and raw.decode("utf-8")
+
+
+def test_head_is_pinned_to_the_version_it_names(store: ObjectStore, s3: Any) -> None:
+    first = s3.put_object(Bucket=INPUT_BUCKET, Key="input/p.txt", Body=b"one", Metadata={"voice": "F1"})["ETag"]
+    head = store.head(INPUT_BUCKET, "input/p.txt", etag=first.strip('"'))
+    assert head is not None and head.metadata == {"voice": "F1"} and head.last_modified is not None
+    s3.put_object(Bucket=INPUT_BUCKET, Key="input/p.txt", Body=b"two")
+    with pytest.raises(ObjectChanged):
+        store.head(INPUT_BUCKET, "input/p.txt", etag=first.strip('"'))
+
+
+def test_a_bucket_is_checked_for_what_the_operator_must_fix(store: ObjectStore, s3: Any) -> None:
+    store.check_bucket(OUTPUT_BUCKET)
+    with pytest.raises(StorageFailed, match="does not exist: create it"):
+        store.check_bucket("supertonic-no-such-bucket")
+    forbidden = classify(_client_error("AccessDenied", 403), "PUT s3://b/k")
+    assert type(forbidden) is StorageFailed and "grant" in forbidden.message
 
 
 def test_presigned_link_works_without_credentials(store: ObjectStore, s3: Any) -> None:

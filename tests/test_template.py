@@ -151,6 +151,39 @@ def test_policies_are_scoped_to_prefixes(function: dict[str, Any]) -> None:
             assert statement["Resource"]["Fn::Sub"].endswith("*") and "/" in statement["Resource"]["Fn::Sub"], statement
 
 
+def _lifecycle_rules(template: Template) -> list[dict[str, Any]]:
+    return template.resources["OutputBucket"]["Properties"]["LifecycleConfiguration"]["Rules"]
+
+
+def test_short_retention_of_parked_responses_never_matches_a_result(template: Template) -> None:
+    # An input folder may have any name, "responses/" included: its results keep their retention.
+    layout = Layout(FunctionConfig(input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET))
+    (short,) = [rule for rule in _lifecycle_rules(template) if rule.get("ExpirationInDays") == 1]
+    assert layout.response_key("request-1", "wav").startswith(short["Prefix"])
+    for key in ("input/responses/story.txt", "input/story.txt", "input/jobs/" + "0" * 32 + ".json"):
+        keys = layout.result_keys(key, "etag", {"voice": "F1"})
+        assert not keys.manifest.startswith(short["Prefix"]), keys.manifest
+        assert not keys.audio("wav", "request-1").startswith(short["Prefix"])
+
+
+def test_cut_short_uploads_are_aborted(function: dict[str, Any], template: Template) -> None:
+    # A failed multipart upload is aborted by the function (the action must be allowed); one cut
+    # short by a timeout cannot be, and the lifecycle rule removes its parts.
+    (abort,) = [rule for rule in _lifecycle_rules(template) if "AbortIncompleteMultipartUpload" in rule]
+    assert abort["Status"] == "Enabled" and abort["Prefix"] == FunctionConfig().output_prefix
+    assert abort["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"] >= 1
+    (policy,) = function["Properties"]["Policies"]
+    (results,) = [statement for statement in policy["Statement"] if statement["Sid"] == "WriteAndReadResults"]
+    assert "s3:AbortMultipartUpload" in results["Action"] and "s3:PutObject" in results["Action"]
+
+
+def test_results_expire_when_the_function_says_they_do(template: Template) -> None:
+    (results,) = [rule for rule in _lifecycle_rules(template) if rule["Id"] == "expire-results"]
+    days = template.parameters["ResultRetentionDays"]["Default"]
+    assert results["ExpirationInDays"] == {"Ref": "ResultRetentionDays"}
+    assert template.function("TtsFunction").environment["SUPERTONIC_RESULT_RETENTION_DAYS"] == str(days)
+
+
 def test_outputs() -> None:
     class TagsAsText(yaml.SafeLoader):
         """Reads CloudFormation's short tags (!Ref, !GetAtt, !Sub) as plain values."""

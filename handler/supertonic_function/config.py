@@ -28,6 +28,8 @@ ENV_SYNC_MAX_AUDIO_S = "SUPERTONIC_SYNC_MAX_AUDIO_S"
 ENV_MAX_OBJECT_BYTES = "SUPERTONIC_MAX_OBJECT_BYTES"
 ENV_DEADLINE_MARGIN_S = "SUPERTONIC_DEADLINE_MARGIN_S"
 ENV_URL_EXPIRES_S = "SUPERTONIC_URL_EXPIRES_S"
+ENV_RESULT_RETENTION_DAYS = "SUPERTONIC_RESULT_RETENTION_DAYS"
+ENV_UPLOAD_MB_PER_S = "SUPERTONIC_UPLOAD_MB_PER_S"
 ENV_CORS_ALLOW_ORIGINS = "SUPERTONIC_CORS_ALLOW_ORIGINS"
 ENV_WARM_UP = "SUPERTONIC_WARM_UP"
 # The function's timeout in seconds. The emulator sets it; Lambda itself does not, so template.yaml
@@ -41,7 +43,10 @@ ENV_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
 TEXT_SUFFIXES = (".txt", ".json")
 # Where POST /v1/jobs stores a job, under the input prefix so the S3 trigger picks it up.
 JOBS_FOLDER = "jobs/"
-# Where audio too large for a synchronous response is parked, under the output prefix.
+# Under the output prefix: results of texts and jobs, and audio too large for a synchronous
+# response. Sibling folders, so the short retention of parked responses can never match a result,
+# whatever folder names the input has (input/responses/a.txt -> output/results/responses/a.txt/).
+RESULTS_FOLDER = "results/"
 RESPONSES_FOLDER = "responses/"
 
 # What a synchronous request that is too large is told to do instead.
@@ -76,6 +81,10 @@ class FunctionConfig:
     function_timeout_s: float | None = None
     # Lifetime of presigned audio links; each link is also cut to the signing credentials' expiry.
     url_expires_s: int = 3600
+    # Days the output bucket keeps results (its lifecycle rule); None: kept until removed.
+    result_retention_days: int | None = None
+    # The S3 upload rate the S3 trigger plans with: synthesis stops early enough to upload what it made.
+    upload_mb_per_s: float = 20.0
     # Origins allowed to call the function URL from a browser; empty: no CORS headers.
     cors_allow_origins: tuple[str, ...] = ()
     warm_up: bool = True
@@ -121,6 +130,10 @@ class FunctionConfig:
     @property
     def jobs_prefix(self) -> str:
         return self.input_prefix + JOBS_FOLDER
+
+    @property
+    def results_prefix(self) -> str:
+        return self.output_prefix + RESULTS_FOLDER
 
     @property
     def responses_prefix(self) -> str:
@@ -220,6 +233,8 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "deadline_margin_s": (ENV_DEADLINE_MARGIN_S, _non_negative_float),
     "function_timeout_s": (ENV_FUNCTION_TIMEOUT, _positive_float),
     "url_expires_s": (ENV_URL_EXPIRES_S, _positive_int),
+    "result_retention_days": (ENV_RESULT_RETENTION_DAYS, _positive_int),
+    "upload_mb_per_s": (ENV_UPLOAD_MB_PER_S, _positive_float),
     "cors_allow_origins": (ENV_CORS_ALLOW_ORIGINS, _origins),
     "warm_up": (ENV_WARM_UP, true_or_false),
 }

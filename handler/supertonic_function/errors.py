@@ -30,6 +30,7 @@ from supertonic_engine.storage import (
     ObjectMissing,
     ObjectTooLarge,
     StorageError,
+    StorageFailed,
     StorageUnavailable,
     TextNotUtf8,
 )
@@ -99,6 +100,23 @@ class NotConfigured(SupertonicError):
     code = "not_configured"
 
 
+class RecordsLeft(SupertonicError):
+    """The invocation's time ran out before every record of an S3 event was rendered.
+
+    Raised after the records that had time are done, so Lambda delivers the event again: the
+    done ones are skipped then (their manifests exist) and the rest get the new invocation's time.
+    """
+
+    code = "records_left"
+
+    def __init__(self, keys: Iterable[str], total: int) -> None:
+        self.keys = list(keys)
+        super().__init__(
+            f"time ran out with {len(self.keys)} of {total} records of the event not rendered "
+            f"(first: {self.keys[0]!r}); they are left for the retry, which skips the ones done"
+        )
+
+
 class UnknownEvent(InvalidRequest):
     code = "unknown_event"
     field = "event"
@@ -130,10 +148,12 @@ HTTP_STATUS: Mapping[type[BaseException], int] = {
     TextNotUtf8: 422,
     NotConfigured: 501,
     StorageError: 502,
-    # The deployment is wrong (a variable, a lexicon file): the service is down until an operator
-    # fixes it, as when the model is missing; the caller did nothing wrong.
+    # The deployment is wrong (a variable, a lexicon file, a bucket or its permissions): the
+    # service is down until an operator fixes it, as when the model is missing; the caller did
+    # nothing wrong.
     ConfigurationError: 503,
     ModelError: 503,
+    StorageFailed: 503,
     StorageUnavailable: 503,
     DeadlineExceeded: 504,
 }
@@ -164,15 +184,26 @@ def http_status(error: BaseException) -> int:
 
 def error_detail(error: BaseException, request_id: str | None = None) -> dict[str, Any]:
     """``{"code", "message", "field"}`` as a caller may see it: an unexpected exception's text, and
-    the message of a ``PRIVATE_MESSAGES`` class, stay in the logs."""
+    the message of a ``PRIVATE_MESSAGES`` class, stay in the logs.
+
+    A field name is echoed as the caller sent it, and JSON can carry a lone surrogate
+    (``"\ud800"``) that has no UTF-8 form: such characters are spelled as their escape, so every
+    body and manifest encodes.
+    """
     where = f" (request {request_id})" if request_id else ""
     if not isinstance(error, SupertonicError):
         return {"code": INTERNAL_ERROR_CODE, "message": f"internal error{where}; see the function's logs", "field": None}
-    detail = error.to_dict()
+    detail = {name: _utf8_safe(value) for name, value in error.to_dict().items()}
     private = _nearest(PRIVATE_MESSAGES, error)
     if private is not None:
         detail["message"] = f"{private}{where}; the function's logs say why"
     return detail
+
+
+def _utf8_safe(value: str | None) -> str | None:
+    if value is None:
+        return None
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def error_body(error: BaseException, request_id: str | None = None) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 This is the serverless form of "queue + task id + HTTP 202": the input bucket is the queue (an
 object under ``<input prefix>jobs/`` triggers the function like any dropped ``.json``), the job
 id names the object, and the status is the result manifest the S3 trigger writes, looked up by
-the job object's revision exactly as the trigger derives it.
+the job object's revision exactly as the trigger derives it. Results live as long as the output
+bucket's lifecycle keeps them (``SUPERTONIC_RESULT_RETENTION_DAYS``): after that the status says
+``expired``, never ``queued`` for ever, and never hands out a link to audio that is gone.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from supertonic_engine.storage import ObjectTooLarge
@@ -18,6 +21,7 @@ from supertonic_engine.storage import ObjectTooLarge
 from .errors import JobNotFound, utc_now
 from .layout import JOB_ID
 from .request import parse_request
+from .s3_trigger import result_keys
 from .service import Service
 
 
@@ -52,20 +56,26 @@ def submit(service: Service, data: object) -> Job:
 
 
 def status(service: Service, job_id: str) -> dict[str, Any]:
-    """``queued`` until the manifest exists, then the manifest (plus a fresh audio link when done)."""
+    """``queued`` until the manifest exists, then the manifest (plus a fresh audio link when done);
+    ``expired`` once the retention has removed the result (or the audio alone is gone)."""
     if not JOB_ID.match(job_id):
         raise JobNotFound(job_id)
     bucket = service.input_bucket("GET /v1/jobs")
     info = service.store.head(bucket, service.layout.job_key(job_id))
     if info is None or info.revision is None:
         raise JobNotFound(job_id)
-    keys = service.layout.result_keys(info.key, info.revision)
+    keys = result_keys(service, info.key, info.revision, info.metadata)
     manifest = service.store.get_json(keys.bucket, keys.manifest)
     if manifest is None:
+        if _past_retention(service, info.last_modified):
+            return _expired(service, job_id, "its result")
         return {"job_id": job_id, "status": "queued"}
     document = {"job_id": job_id, **_public(manifest)}
     if manifest.get("status") == "done":
-        link = service.store.presigned_get(keys.bucket, manifest["audio"]["key"], service.config.url_expires_s)
+        audio_key = manifest["audio"]["key"]
+        if service.store.head(keys.bucket, audio_key) is None:
+            return _expired(service, job_id, "its audio")
+        link = service.store.presigned_get(keys.bucket, audio_key, service.config.url_expires_s)
         document |= {"audio_url": link.url, "expires_in_s": link.expires_s}
     return document
 
@@ -77,3 +87,21 @@ def _public(manifest: dict[str, Any]) -> dict[str, Any]:
     if isinstance(document.get("audio"), dict):
         document["audio"] = {name: document["audio"][name] for name in ("content_type", "bytes") if name in document["audio"]}
     return document
+
+
+def _past_retention(service: Service, submitted: datetime | None) -> bool:
+    """Whether the lifecycle rule may have removed a result written after ``submitted``."""
+    days = service.config.result_retention_days
+    if days is None or submitted is None:
+        return False
+    return datetime.now(timezone.utc) >= submitted + timedelta(days=days)
+
+
+def _expired(service: Service, job_id: str, what: str) -> dict[str, Any]:
+    days = service.config.result_retention_days
+    kept = f"results are kept {days} days" if days else "it was removed"
+    return {
+        "job_id": job_id,
+        "status": "expired",
+        "message": f"{what} is no longer stored ({kept}); submit the job again to render it anew",
+    }

@@ -2,22 +2,30 @@
 
     s3://<input bucket>/<input prefix><name>.txt|.json          text dropped by a user or a client
     s3://<input bucket>/<input prefix>jobs/<job id>.json         a job stored by POST /v1/jobs
-    s3://<results bucket>/<output prefix><name>.txt/<revision>/audio-<request id>.<ext>
-    s3://<results bucket>/<output prefix><name>.txt/<revision>/manifest.json
+    s3://<results bucket>/<output prefix>results/<name>.txt/<revision>[-<options>]/audio-<request id>.<ext>
+    s3://<results bucket>/<output prefix>results/<name>.txt/<revision>[-<options>]/manifest.json
     s3://<results bucket>/<output prefix>responses/<request id>.<ext>   audio too large to return inline
 
-The result folder is named after the source key and its revision (version id, else ETag), so a
-re-delivered event finds the manifest its first delivery wrote, and a changed object gets a new
-folder. The audio is named after the invocation that made it: two deliveries of one event that
-render at once never overwrite each other's audio, and the manifest names the one that won.
-Suffixes are matched as written (``.txt``, not ``.TXT``), exactly as the S3 notification filter
-matches them. Nothing is ever written under the input prefix of the input bucket except jobs,
-which are meant to trigger the function.
+The result folder is named after what decides the result: the source key, its revision (version
+id, else ETag: the bytes) and, when the object's metadata sets options, a digest of them (an
+ETag ignores metadata, so the same text uploaded again with another voice is another result). A
+re-delivered event finds the manifest its first delivery wrote; a changed object or changed
+options get a new folder. The audio is named after the invocation that made it: two deliveries
+of one event that render at once never overwrite each other's audio, and the manifest names the
+one that won. Results and parked responses are sibling folders, so the retention rule of one
+never matches the other, whatever folders the input has. S3 keys end at 1,024 bytes: a name too
+long for that is cut and followed by a hash of the whole name, so the folder stays unique and
+every delivery derives the same one. Suffixes are matched as written (``.txt``, not ``.TXT``),
+exactly as the S3 notification filter matches them. Nothing is ever written under the input
+prefix of the input bucket except jobs, which are meant to trigger the function.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -26,6 +34,12 @@ from .errors import NotConfigured
 
 JOB_ID = re.compile(r"^[0-9a-f]{32}$")
 MANIFEST_NAME = "manifest.json"
+# https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-keys.html: at most 1,024 bytes of UTF-8.
+MAX_KEY_BYTES = 1024
+# Room kept after a result folder for the longest name in it: "audio-" + a request id (a UUID,
+# 36 characters, in Lambda and the emulator) + "." + an extension, with some to spare.
+LEAF_BYTES = 64
+DIGEST_CHARS = 16
 
 
 class KeyKind(Enum):
@@ -45,7 +59,10 @@ class ResultKeys:
 
     def audio(self, extension: str, request_id: str) -> str:
         """The audio of the delivery ``request_id``: its own key, so a concurrent one cannot overwrite it."""
-        return f"{self.folder}audio-{request_id}.{extension}"
+        key = f"{self.folder}audio-{request_id}.{extension}"
+        if len(key.encode("utf-8")) > MAX_KEY_BYTES:  # a request id far longer than Lambda's
+            key = f"{self.folder}audio-{_digest(request_id)}.{extension}"
+        return key
 
 
 class Layout:
@@ -62,15 +79,35 @@ class Layout:
             return KeyKind.OTHER
         return KeyKind.INPUT
 
-    def result_keys(self, source_key: str, revision: str) -> ResultKeys:
-        relative = source_key[len(self.config.input_prefix) :]
+    def result_keys(self, source_key: str, revision: str, options: Mapping[str, str] | None = None) -> ResultKeys:
+        """The result folder of ``source_key`` at ``revision`` rendered with ``options`` (the
+        option fields its metadata sets, as strings; none for a job, whose options are its bytes)."""
         bucket = self.config.results_bucket
         if bucket is None:
             raise NotConfigured(f"rendering text needs a results bucket: set {ENV_OUTPUT_BUCKET} or {ENV_INPUT_BUCKET}")
-        return ResultKeys(bucket, f"{self.config.output_prefix}{relative}/{revision}/")
+        identity = revision
+        if options:
+            identity += "-" + _digest(json.dumps(sorted(options.items()), ensure_ascii=False))
+        prefix, relative = self.config.results_prefix, source_key[len(self.config.input_prefix) :]
+        room = MAX_KEY_BYTES - LEAF_BYTES - len(f"{prefix}/{identity}/".encode("utf-8"))
+        return ResultKeys(bucket, f"{prefix}{_fit(relative, room)}/{identity}/")
 
     def job_key(self, job_id: str) -> str:
         return f"{self.config.jobs_prefix}{job_id}.json"
 
     def response_key(self, request_id: str, extension: str) -> str:
         return f"{self.config.responses_prefix}{request_id}.{extension}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_CHARS]
+
+
+def _fit(name: str, room: int) -> str:
+    """``name`` if it takes at most ``room`` bytes, else its start, cut at a character, and a hash
+    of all of it: unique per name, the same for every delivery, and still readable."""
+    if len(name.encode("utf-8")) <= room:
+        return name
+    tail = "~" + _digest(name)
+    head = name.encode("utf-8")[: max(0, room - len(tail))].decode("utf-8", "ignore")
+    return head + tail

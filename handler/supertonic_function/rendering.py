@@ -98,28 +98,48 @@ class Rendered:
         }
 
 
+def seconds_left(context: InvocationContext | None, margin_s: float) -> float | None:
+    """The invocation's time left minus ``margin_s`` (zero or less when none is); None outside
+    Lambda (no context, no deadline)."""
+    if context is None:
+        return None
+    return context.get_remaining_time_in_millis() / 1000.0 - margin_s
+
+
 def synthesis_budget_s(context: InvocationContext | None, margin_s: float) -> float | None:
     """Seconds synthesis and encoding may take in this invocation: the time left minus
     ``margin_s``; None outside Lambda (no context, no deadline)."""
-    if context is None:
-        return None
-    left_s = context.get_remaining_time_in_millis() / 1000.0
-    if left_s <= margin_s:
+    budget_s = seconds_left(context, margin_s)
+    if budget_s is not None and budget_s <= 0:
         # Nothing is left beyond the margin: earlier work in this invocation (another record of
         # the same S3 event) used the time, or the timeout is not longer than the margin. A cold
         # start is no cause: Lambda does not count the init phase against the timeout.
-        raise NoTimeToStart(left_s, margin_s, "finishing and delivering the answer")
-    return left_s - margin_s
+        raise NoTimeToStart(budget_s + margin_s, margin_s, "finishing and delivering the answer")
+    return budget_s
 
 
-def render(engine: Engine, request: TtsRequest, *, budget_s: float | None, source: str, into: Path | None = None) -> Rendered:
+def render(
+    engine: Engine,
+    request: TtsRequest,
+    *,
+    budget_s: float | None,
+    source: str,
+    into: Path | None = None,
+    upload_bytes_per_s: float | None = None,
+) -> Rendered:
     """Synthesize and encode within ``budget_s``, chunk by chunk: into the file ``into`` (for long
-    texts: memory stays flat), else into bytes."""
+    texts: memory stays flat), else into bytes. ``upload_bytes_per_s``: the budget also covers
+    uploading that file at this rate (synthesis stops early enough for it)."""
+    if budget_s is not None and budget_s <= 0:
+        raise NoTimeToStart(budget_s, 0.0, "delivering the answer")
     fmt = audio_format(request.format)
     delivery = fmt.max_bytes_per_s(engine.sample_rate) / DELIVERY_BYTES_PER_S
     limits = replace(request.limits or NO_LIMITS, after_s_per_audio_s=delivery)
     target = io.BytesIO() if into is None else into
-    result = engine.synthesize_into(target, request.format, request.text, request.options, timeout_s=budget_s, limits=limits)
+    result = engine.synthesize_into(
+        target, request.format, request.text, request.options, timeout_s=budget_s, limits=limits,
+        ship_bytes_per_s=upload_bytes_per_s,
+    )
     if isinstance(target, io.BytesIO):
         audio: bytes | None = target.getvalue()
         size = len(audio)

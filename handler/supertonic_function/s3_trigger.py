@@ -1,22 +1,28 @@
 """S3 notifications: a text object (or job) under the input prefix becomes audio plus a manifest.
 
 Per record, in this order, so that every exit is cheap and safe under at-least-once delivery:
-1. refuse the function's own outputs and anything outside the input prefix/suffixes (no loops);
-2. derive the result folder from the key and its revision; if its manifest exists, the work is
-   done already (a re-delivered event) - stop before reading anything;
+1. refuse the function's own outputs and anything outside the input prefix/suffixes (no loops),
+   and make sure the results bucket answers (once per container) before any work;
+2. derive the result folder from what decides the result - the key, its revision and, for a
+   ``.txt``, the options in its metadata (a HEAD pinned to the event's ETag reads them); if its
+   manifest exists, the work is done already (a re-delivered event) - stop before reading the text;
 3. check the size from the event, then download at most the cap, pinned to the event's ETag;
-4. synthesize under the invocation's deadline; publish audio, then the manifest (conditional put).
-An input fault (bad text, too large, not UTF-8, unreadable characters, a deadline passed with the
-invocation's whole time) writes an error manifest and is not retried; anything else (S3
-throttling, no model, a wrong setting, a bug, a record that found the time used up by the records
-before it) is raised so Lambda retries the event and finally hands it to the on-failure
-destination. A retry skips the records already done, so each one gets its turn at a whole timeout.
+4. synthesize under the invocation's deadline, keeping back the time the upload of what is made
+   takes; publish audio, then the manifest (conditional put).
+An input fault (bad text, too large, not UTF-8, unreadable characters) writes an error manifest
+and is not retried; so does a deadline, but only when the text could not be rendered even with a
+fresh invocation's whole time (judged from how far its synthesis got). Anything else (S3
+throttling, a missing bucket, no model, a wrong setting, a bug) is raised so Lambda retries the
+event and finally hands it to the on-failure destination. Records the time did not reach (a slow
+download, earlier records of the same event) are left unstarted, not failed, and ``RecordsLeft``
+is raised once the others are done: the retry skips the records done and renders the rest.
 """
 
 from __future__ import annotations
 
 import tempfile
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
@@ -26,26 +32,27 @@ from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord,
 from supertonic_engine.errors import DeadlineExceeded
 from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
 
-from .errors import error_manifest, is_input_fault, utc_now
+from .errors import RecordsLeft, error_manifest, is_input_fault, utc_now
 from .layout import KeyKind, ResultKeys
-from .rendering import Rendered, render, synthesis_budget_s
-from .request import TtsRequest, parse_json, parse_request
+from .rendering import Rendered, render, seconds_left
+from .request import OPTION_FIELDS, TtsRequest, parse_json, parse_request
 from .service import Service
 from .telemetry import logger
+
+# A synthesis that had at least this share of the time a fresh invocation gives had its chance:
+# its deadline is the text's fault. What a fresh invocation spends before synthesis (a few S3
+# requests) is the share left over; a slow download or earlier records take more, and then a
+# deadline is a reason to retry, not to fail the text.
+FAIR_SHARE = 0.95
 
 
 @dataclass(frozen=True)
 class Outcome:
     bucket: str
     key: str
-    status: str  # done | failed | skipped
+    status: str  # done | failed | skipped | left (for the retry: the time ran out)
     reason: str | None = None
     manifest_key: str | None = None
-
-    @property
-    def rendered(self) -> bool:
-        """Whether this record went as far as rendering, and so spent the invocation's time."""
-        return self.status != "skipped"
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -60,51 +67,97 @@ class SourceObject:
     etag: str | None
     version_id: str | None
     size: int | None
+    # User metadata, lower-case keys; read (HEAD) only where it decides the result: a .txt's options.
+    metadata: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def revision(self) -> str | None:
         return self.version_id or self.etag
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {name: value for name, value in asdict(self).items() if name != "metadata"}
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The invocation's time, as Lambda's context tells it; without a context there is no deadline."""
+
+    context: Any
+    margin_s: float
+    fresh_s: float | None  # the synthesis budget at the start of the invocation: what a retry gets
+
+    @classmethod
+    def start(cls, context: Any, margin_s: float) -> "Clock":
+        return cls(context, margin_s, seconds_left(context, margin_s))
+
+    def budget_s(self) -> float | None:
+        return seconds_left(self.context, self.margin_s)
+
+    def blames_text(self, error: DeadlineExceeded) -> bool:
+        """Whether the text could not be rendered even in a fresh invocation.
+
+        The chunks after the one the synthesis stopped in take at least as long each as the ones
+        before it did on average (that chunk counted as done), so the text needs at least this much;
+        only when even that passes the fair share of a fresh invocation's time is retrying pointless.
+        """
+        if self.fresh_s is None:
+            return True
+        spent = error.elapsed_s + error.held_back_s
+        needs_at_least = spent * max(error.total_chunks, 1) / (error.done_chunks + 1)
+        return needs_at_least >= FAIR_SHARE * self.fresh_s
 
 
 def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
+    clock = Clock.start(context, service.config.deadline_margin_s)
     outcomes: list[Outcome] = []
     for record in S3Event(event).records:
-        first = not any(outcome.rendered for outcome in outcomes)
-        outcomes.append(render_record(service, record, request_id=request_id, context=context, whole_time=first))
+        if outcomes and outcomes[-1].status == "left":  # no time for it either: do not start it
+            outcomes.append(_left(record.s3.bucket.name, unquote_plus(record.s3.get_object.key)))
+            continue
+        outcomes.append(render_record(service, record, request_id=request_id, clock=clock))
+    left = [outcome for outcome in outcomes if outcome.status == "left"]
+    if left:
+        logger.info("records left for the retry", extra={"results": [outcome.to_dict() for outcome in outcomes]})
+        raise RecordsLeft([outcome.key for outcome in left], len(outcomes))
     return {"results": [outcome.to_dict() for outcome in outcomes]}
 
 
-def render_record(
-    service: Service, record: S3EventRecord, *, request_id: str, context: Any, whole_time: bool = True
-) -> Outcome:
-    """Render one record. ``whole_time``: no record before it in this invocation spent any time,
-    so a deadline it meets says the text is too long for the timeout, not that time ran short."""
+def render_record(service: Service, record: S3EventRecord, *, request_id: str, clock: Clock) -> Outcome:
+    """Render one record within the time ``clock`` says is left; ``left`` when there was too little."""
     announced = record.s3.get_object
     # Notification keys are form-encoded: "my story.txt" arrives as "my+story.txt".
     bucket, key = record.s3.bucket.name, unquote_plus(announced.key)
     refusal = _refusal(service, record.event_name, bucket, key)
     if refusal is not None:
         return _skip(bucket, key, refusal)
-    source = _source(service, bucket, key, announced)
+    service.results_bucket("rendering text")  # a missing or forbidden one fails here, before any work
+    try:
+        source = _source(service, bucket, key, announced)
+    except ObjectChanged as error:
+        return _skip(bucket, key, error.code)
     if source is None or source.revision is None:
         return _skip(bucket, key, ObjectMissing.code)
-    keys = service.layout.result_keys(key, source.revision)
+    keys = result_keys(service, source.key, source.revision, source.metadata)
     if service.store.head(keys.bucket, keys.manifest) is not None:
         return _skip(bucket, key, "already_done", keys.manifest)
+    budget_s = clock.budget_s()
+    if budget_s is not None and budget_s <= 0:  # nothing left to start it with
+        return _left(bucket, key)
     # The audio is encoded into /tmp as it is made (a long text never sits whole in memory) and
     # the folder is removed whatever happens: nothing outlives the invocation.
     with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
         audio_path = Path(scratch) / "audio"
         try:
-            rendered = _render(service, source, context, audio_path)
+            rendered = _render(service, source, clock, audio_path)
         except (ObjectMissing, ObjectChanged) as error:
             # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
             return _skip(bucket, key, error.code)
+        except DeadlineExceeded as error:
+            if not clock.blames_text(error):
+                return _left(bucket, key)
+            return _fail(service, source, keys, error, request_id)
         except Exception as error:
-            if not is_input_fault(error) or (isinstance(error, DeadlineExceeded) and not whole_time):
+            if not is_input_fault(error):
                 raise
             return _fail(service, source, keys, error, request_id)
         audio_key = keys.audio(rendered.extension, request_id)
@@ -134,28 +187,45 @@ def _refusal(service: Service, event_name: str, bucket: str, key: str) -> str | 
     return None
 
 
+def result_keys(service: Service, key: str, revision: str, metadata: Mapping[str, str]) -> ResultKeys:
+    """The result folder of an object at ``revision``: where its manifest is, or will be."""
+    return service.layout.result_keys(key, revision, _options_in_metadata(key, metadata))
+
+
+def _options_in_metadata(key: str, metadata: Mapping[str, str]) -> dict[str, str]:
+    """The request options a ``.txt`` takes from its metadata; a ``.json`` job carries its own."""
+    if key.endswith(".json"):
+        return {}
+    return {name: metadata[name] for name in OPTION_FIELDS if name in metadata}
+
+
 def _source(service: Service, bucket: str, key: str, announced: S3Object) -> SourceObject | None:
-    """The object as the event names it; a HEAD fills in what the event left out (None: it is gone)."""
+    """The object as the event names it (None: it is gone). A HEAD, pinned to the event's version
+    or ETag, fills in what the event left out and, for a ``.txt``, reads the metadata its options
+    are in - unless the event's size already refuses the object, whatever its options."""
     etag = (announced.get("eTag") or "").strip('"') or None
     version_id = announced.version_id if announced.version_id not in (None, "null") else None
-    if etag or version_id:
-        return SourceObject(bucket, key, etag, version_id, announced.get("size"))
-    info = service.store.head(bucket, key)
+    size = announced.get("size")
+    announced_only = SourceObject(bucket, key, etag, version_id, size)
+    if (etag or version_id) and (key.endswith(".json") or (size is not None and size > service.config.max_object_bytes)):
+        return announced_only
+    info = service.store.head(bucket, key, etag=etag, version_id=version_id)
     if info is None:
         return None
-    return SourceObject(bucket, key, info.etag, info.version_id, info.size)
+    return SourceObject(bucket, key, etag or info.etag, version_id or info.version_id, info.size, info.metadata)
 
 
-def _render(service: Service, source: SourceObject, context: Any, audio_path: Path) -> Rendered:
+def _render(service: Service, source: SourceObject, clock: Clock, audio_path: Path) -> Rendered:
     text = service.store.read_text(
         source.bucket, source.key, max_bytes=service.config.max_object_bytes, size=source.size, etag=source.etag
     )
     return render(
         service.engine,
-        _request_from(service, text),
-        budget_s=synthesis_budget_s(context, service.config.deadline_margin_s),
+        _request_from(service, text, source.metadata),
+        budget_s=clock.budget_s(),  # read after the download, which may have been slow
         source="s3",
         into=audio_path,
+        upload_bytes_per_s=service.config.upload_mb_per_s * 1e6,
     )
 
 
@@ -167,12 +237,15 @@ def _fail(service: Service, source: SourceObject, keys: ResultKeys, error: Excep
     return Outcome(source.bucket, source.key, "failed", manifest["error"]["code"], keys.manifest)
 
 
-def _request_from(service: Service, text: TextObject) -> TtsRequest:
-    """A ``.json`` object is a job in the ``POST /v1/tts`` shape; a ``.txt`` is the text, options in metadata."""
+def _request_from(service: Service, text: TextObject, metadata: Mapping[str, str]) -> TtsRequest:
+    """A ``.json`` object is a job in the ``POST /v1/tts`` shape; a ``.txt`` is the text, options in
+    ``metadata`` (the HEAD's, which the result folder was derived from, not the GET's: a copy in
+    place can change metadata and keep the ETag in between)."""
     if text.info.key.endswith(".json"):
         return parse_request(parse_json(text.text, "the job"), voices=service.voices)
     # S3 returns user metadata with lower-case keys (x-amz-meta-voice -> "voice").
-    return parse_request({**text.info.metadata, "text": text.text}, voices=service.voices, from_strings=True)
+    options = _options_in_metadata(text.info.key, metadata)
+    return parse_request({**options, "text": text.text}, voices=service.voices, from_strings=True)
 
 
 def _done_manifest(rendered: Rendered, source: SourceObject, bucket: str, audio_key: str, request_id: str) -> dict[str, Any]:
@@ -189,6 +262,11 @@ def _done_manifest(rendered: Rendered, source: SourceObject, bucket: str, audio_
         "request_id": request_id,
         "finished_at": utc_now(),
     }
+
+
+def _left(bucket: str, key: str) -> Outcome:
+    logger.info("text object left for the retry", extra={"bucket": bucket, "key": key})
+    return Outcome(bucket, key, "left", "time_ran_out")
 
 
 def _skip(bucket: str, key: str, reason: str, manifest_key: str | None = None) -> Outcome:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from supertonic_engine import Engine
 from supertonic_engine.errors import ConfigurationError, InvalidRequest, SupertonicError
-from supertonic_engine.storage import ObjectStore
+from supertonic_engine.storage import ObjectStore, StorageFailed
 
 from . import __version__
-from .config import ENV_INPUT_BUCKET, FunctionConfig
+from .config import ENV_INPUT_BUCKET, ENV_OUTPUT_BUCKET, FunctionConfig
 from .errors import NotConfigured, error_detail
 from .layout import Layout
 from .telemetry import logger
@@ -33,6 +33,7 @@ class Service:
     load_ms: float = 0.0  # of which: reading the model and building the four sessions
     warm_up_ms: float = 0.0  # of which: one short synthesis
     _store: ObjectStore | None = field(default=None, repr=False)
+    _reachable: set[str] = field(default_factory=set, repr=False)  # buckets this container has seen answer
 
     @classmethod
     def start(
@@ -97,7 +98,27 @@ class Service:
     def input_bucket(self, feature: str) -> str:
         if self.config.input_bucket is None:
             raise NotConfigured(f"{feature} needs the input bucket: set {ENV_INPUT_BUCKET}")
-        return self.config.input_bucket
+        return self._checked(self.config.input_bucket, ENV_INPUT_BUCKET)
+
+    def results_bucket(self, feature: str) -> str:
+        bucket = self.config.results_bucket
+        if bucket is None:
+            raise NotConfigured(f"{feature} needs a results bucket: set {ENV_OUTPUT_BUCKET} or {ENV_INPUT_BUCKET}")
+        return self._checked(bucket, ENV_OUTPUT_BUCKET if self.config.output_bucket else ENV_INPUT_BUCKET)
+
+    def _checked(self, bucket: str, setting: str) -> str:
+        """``bucket`` once it has answered in this container. A missing or forbidden bucket is the
+        operator's to fix (a 503 naming the setting), found before any work: a HEAD of a key in a
+        missing bucket is a plain 404, which would read as "no such job" or "not done yet"."""
+        if bucket not in self._reachable:
+            try:
+                self.store.check_bucket(bucket)
+            except StorageFailed as error:
+                # A bucket's name holds the account id: the log has it, the 503 names the setting.
+                logger.error("bucket check failed", extra={"bucket": bucket, "setting": setting, "error": error.message})
+                raise ConfigurationError(f"{setting}: {error.message}", field=setting) from error
+            self._reachable.add(bucket)
+        return bucket
 
     def init_report(self, request_id: str | None = None) -> dict[str, object]:
         """Versions, init times and the model's state as ``GET /health`` shows them to anyone: no

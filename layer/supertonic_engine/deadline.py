@@ -23,14 +23,23 @@ class Deadline:
     """Owns one ``RunOptions`` for a synthesis call and the timer that terminates it.
 
     Use as a context manager; ``timeout_s=None`` means no deadline (the runs are never terminated).
+    ``hold_back_s`` (read at every check) is time the caller needs after synthesis for what it has
+    made so far, such as uploading it: the deadline comes that much earlier. The timer stays at
+    ``timeout_s``; the checks between steps and chunks see the hold-back grow.
     """
 
-    def __init__(self, timeout_s: float | None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        timeout_s: float | None,
+        clock: Callable[[], float] = time.monotonic,
+        hold_back_s: Callable[[], float] | None = None,
+    ) -> None:
         if timeout_s is not None and not timeout_s > 0:
             raise InvalidParameter(f"timeout must be a positive number of seconds, got {timeout_s!r}", field="timeout_s")
         self.timeout_s = timeout_s
         self.run_options = ort.RunOptions()
         self._clock = clock
+        self._hold_back_s = hold_back_s
         self._started = clock()
         self._timer: threading.Timer | None = None
         self.chunks_done = 0
@@ -73,8 +82,14 @@ class Deadline:
         return self._clock() - self._started
 
     @property
+    def held_back_s(self) -> float:
+        return self._hold_back_s() if self._hold_back_s is not None else 0.0
+
+    @property
     def expired(self) -> bool:
-        return self.run_options.terminate or (self.timeout_s is not None and self.elapsed_s >= self.timeout_s)
+        if self.run_options.terminate:
+            return True
+        return self.timeout_s is not None and self.elapsed_s + self.held_back_s >= self.timeout_s
 
     def check(self) -> None:
         """Raise ``DeadlineExceeded`` if the deadline has passed; called between steps and chunks."""
@@ -83,7 +98,7 @@ class Deadline:
             raise self.exceeded()
 
     def exceeded(self) -> DeadlineExceeded:
-        return DeadlineExceeded(self.timeout_s or 0.0, self.elapsed_s, self.chunks_done, self.chunks_total)
+        return DeadlineExceeded(self.timeout_s or 0.0, self.elapsed_s, self.chunks_done, self.chunks_total, self.held_back_s)
 
     def run(self, session: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         """``session.run`` under this deadline: a terminated run becomes ``DeadlineExceeded``."""

@@ -165,13 +165,17 @@ class DeadlineExceeded(SupertonicError):
 
     code = "deadline_exceeded"
 
-    def __init__(self, budget_s: float, elapsed_s: float, done_chunks: int = 0, total_chunks: int = 0) -> None:
+    def __init__(
+        self, budget_s: float, elapsed_s: float, done_chunks: int = 0, total_chunks: int = 0, held_back_s: float = 0.0
+    ) -> None:
         self.budget_s = budget_s
         self.elapsed_s = elapsed_s
         self.done_chunks = done_chunks
         self.total_chunks = total_chunks
+        self.held_back_s = held_back_s  # of the budget, kept for what follows synthesis (the upload)
+        kept = f", counting {held_back_s:.2f} s to upload the audio made so far" if held_back_s else ""
         super().__init__(
-            f"synthesis stopped after {elapsed_s:.2f} s: the deadline of {budget_s:.2f} s passed "
+            f"synthesis stopped after {elapsed_s:.2f} s: the deadline of {budget_s:.2f} s passed{kept} "
             f"({done_chunks}/{total_chunks} chunks done). Send shorter text, fewer steps, "
             "or use an asynchronous job."
         )

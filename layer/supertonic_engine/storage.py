@@ -6,8 +6,11 @@ What this module guarantees, whoever calls it:
 - a result is published audio first, manifest last, and the manifest only if none exists yet
   (``If-None-Match: *``), so a manifest always describes complete audio and a re-delivered
   event cannot publish twice; each delivery uploads its audio under its own key, so one that
-  loses the race removes only its own audio and never touches the audio the manifest names; a
-  manifest whose PUT answer was lost is recognised as the caller's own, not as a lost race;
+  loses the race, or fails to write its manifest, removes only its own audio and never touches
+  the audio a manifest names; a manifest whose PUT answer was lost is recognised as the caller's
+  own, not as a lost race;
+- every JSON document it writes is UTF-8, whatever strings it holds (a lone surrogate from a
+  ``\\ud800`` escape in a job has no UTF-8 form; JSON's own escape keeps it);
 - every failure is classified once: ``StorageUnavailable`` is worth retrying (throttling, 5xx,
   network), ``StorageFailed`` is not (access denied, missing bucket), and the request-level
   problems (too large, not UTF-8) are ``InvalidRequest`` subclasses like any other bad input.
@@ -64,6 +67,7 @@ _TRANSIENT_CODES = frozenset(
 )
 _MISSING_CODES = frozenset({"404", "NoSuchKey", "NotFound"})
 _PRECONDITION_CODES = frozenset({"412", "PreconditionFailed"})
+_FORBIDDEN_CODES = frozenset({"403", "AccessDenied", "AllAccessDisabled"})
 # The longest lifetime S3 accepts for a SigV4 presigned URL (X-Amz-Expires).
 MAX_PRESIGNED_URL_S = 7 * 24 * 3600
 
@@ -142,8 +146,16 @@ def classify(error: BotoCoreError | ClientError, what: str) -> StorageError:
     detail = f"{what}: {error}"
     if is_transient(error):
         return StorageUnavailable(f"{detail}. S3 is busy or unreachable; try again shortly.")
-    if isinstance(error, ClientError) and _error_code(error) in _MISSING_CODES:
+    code = _error_code(error) if isinstance(error, ClientError) else ""
+    if code in _MISSING_CODES:
         return ObjectMissing(f"{detail}. The object does not exist.")
+    if code == "NoSuchBucket":
+        return StorageFailed(f"{detail}. The bucket does not exist: create it, or configure the name of one that does.")
+    if code in _FORBIDDEN_CODES:
+        return StorageFailed(
+            f"{detail}. The function's role is not allowed to do this: grant the S3 action on this "
+            "bucket and prefix in its policy (template.yaml, Policies)."
+        )
     return StorageFailed(f"{detail}. Check the bucket name and the function's S3 permissions.")
 
 
@@ -170,6 +182,7 @@ class ObjectInfo:
     version_id: str | None = None
     content_type: str | None = None
     metadata: Mapping[str, str] = field(default_factory=dict)
+    last_modified: datetime | None = None
 
     @property
     def revision(self) -> str | None:
@@ -199,15 +212,49 @@ class ObjectStore:
     def client(self) -> Any:
         return self._client
 
-    def head(self, bucket: str, key: str) -> ObjectInfo | None:
-        """The object's size, ETag, version and metadata, or None when it does not exist."""
+    def head(self, bucket: str, key: str, *, etag: str | None = None, version_id: str | None = None) -> ObjectInfo | None:
+        """The object's size, ETag, version and metadata, or None when it does not exist.
+
+        ``version_id`` asks for that version; ``etag`` pins the answer to those bytes
+        (``ObjectChanged`` when the object was overwritten since).
+        """
+        request: dict[str, Any] = {"Bucket": bucket, "Key": key}
+        if version_id:
+            request["VersionId"] = version_id
+        if etag:
+            request["IfMatch"] = _quoted(etag)
         try:
-            reply = self._client.head_object(Bucket=bucket, Key=key)
+            reply = self._client.head_object(**request)
         except (BotoCoreError, ClientError) as error:
             if isinstance(error, ClientError) and _error_code(error) in _MISSING_CODES:
                 return None
+            if isinstance(error, ClientError) and _error_code(error) in _PRECONDITION_CODES:
+                raise ObjectChanged(f"s3://{bucket}/{key} changed since its event (ETag {etag}).") from error
             raise classify(error, f"HEAD s3://{bucket}/{key}") from error
         return _info(bucket, key, reply)
+
+    def check_bucket(self, bucket: str) -> None:
+        """Raise ``StorageFailed`` (saying what to fix) unless ``bucket`` exists and this role may use it.
+
+        A HEAD of a key cannot tell a missing bucket from a missing key (both are a bare 404), so
+        a caller that must not mistake one for the other asks about the bucket itself first.
+        """
+        try:
+            self._client.head_bucket(Bucket=bucket)
+        except (BotoCoreError, ClientError) as error:
+            if is_transient(error) or not isinstance(error, ClientError):
+                raise classify(error, f"HEAD s3://{bucket}") from error
+            code = _error_code(error)
+            if code in ("404", "NoSuchBucket", "NotFound"):
+                raise StorageFailed("the bucket does not exist: create it, or configure the name of one that does.") from error
+            if code in _FORBIDDEN_CODES:
+                raise StorageFailed(
+                    "the function's role may not use the bucket: grant it s3:ListBucket on the bucket "
+                    "(and the object actions on its prefixes) in its policy, or configure the right bucket."
+                ) from error
+            if code in ("301", "PermanentRedirect"):
+                raise StorageFailed("the bucket is in another region: use a bucket in the function's region.") from error
+            raise classify(error, f"HEAD s3://{bucket}") from error
 
     def read_text(
         self,
@@ -299,8 +346,7 @@ class ObjectStore:
             raise StorageUnavailable(f"PUT s3://{bucket}/{key} failed: {error}") from error
 
     def put_json(self, bucket: str, key: str, document: Mapping[str, Any], *, only_if_absent: bool = False) -> bool:
-        body = json.dumps(document, ensure_ascii=False, indent=1).encode("utf-8")
-        return self.put(bucket, key, body, content_type="application/json", only_if_absent=only_if_absent)
+        return self.put(bucket, key, json_bytes(document), content_type="application/json", only_if_absent=only_if_absent)
 
     def delete(self, bucket: str, key: str) -> None:
         """Remove one object; removing one that does not exist is not an error (S3 says 204 either way)."""
@@ -324,38 +370,49 @@ class ObjectStore:
         The manifest is the completion marker: readers look for it, never for the audio.
         ``audio_key`` must be this delivery's own (another delivery of the same event may be
         publishing at the same moment). Returns False when another delivery published first: its
-        manifest stands, and the audio uploaded here is removed again, as it is when publishing
-        fails (the caller's retry uploads its own).
+        manifest stands, and the audio uploaded here is removed again, as it is when writing the
+        manifest fails (the error is raised then).
         """
+        if isinstance(audio, Path):
+            self.put_file(bucket, audio_key, audio, content_type=content_type)
+        else:
+            self.put(bucket, audio_key, audio, content_type=content_type)
         try:
-            if isinstance(audio, Path):
-                self.put_file(bucket, audio_key, audio, content_type=content_type)
-            else:
-                self.put(bucket, audio_key, audio, content_type=content_type)
-            if self.put_json(bucket, manifest_key, manifest, only_if_absent=True):
+            published = self.put_json(bucket, manifest_key, manifest, only_if_absent=True)
+        except Exception:
+            # The write may have landed with its answer lost: then the manifest is ours and names
+            # this audio. Otherwise no manifest ever will (a retry uploads its own audio), so it
+            # goes; when even that cannot be told, it stays for the retention rule.
+            landed = self._holds(bucket, manifest_key, manifest)
+            if landed:
                 return True
-        except StorageError:
-            # S3 may have stored the manifest although no answer said so (a reply lost, then
-            # retries that failed): then it is published, and its audio must stay.
-            if self._settle(bucket, audio_key, manifest_key, manifest):
-                return True
+            if landed is False:
+                self._discard(bucket, audio_key)
             raise
-        return self._settle(bucket, audio_key, manifest_key, manifest)
+        if published:
+            return True
+        # Refused: another delivery's manifest, or this one's own, stored by a try whose answer was
+        # lost (botocore retried the PUT and S3 refused the retry with the first try's write).
+        landed = self._holds(bucket, manifest_key, manifest)
+        if landed:
+            return True
+        if landed is False:
+            self._discard(bucket, audio_key)
+        return False
 
-    def _settle(self, bucket: str, audio_key: str, manifest_key: str, manifest: Mapping[str, Any]) -> bool:
-        """After a refused or failed manifest write: True when S3 holds this very manifest (botocore
-        retried a PUT whose answer was lost after S3 stored it, and the retry was refused by the
-        first try's own write). Otherwise the audio is removed, unless S3 cannot say which it is."""
+    def _holds(self, bucket: str, key: str, document: Mapping[str, Any]) -> bool | None:
+        """Whether ``key`` holds exactly ``document``; None when S3 cannot say."""
         try:
-            mine = self.get_json(bucket, manifest_key) == json.loads(json.dumps(manifest))
-        except StorageError:
-            return False  # keep the audio: it may be the one the manifest names
-        if not mine:
-            try:
-                self.delete(bucket, audio_key)
-            except StorageError as error:  # only tidiness is lost; the published result is intact
-                logger.warning("could not remove audio no manifest names: %s", error.message)
-        return mine
+            stored = self.get_json(bucket, key)
+        except (StorageError, ValueError):
+            return None
+        return stored is not None and stored == json.loads(json_bytes(document))
+
+    def _discard(self, bucket: str, key: str) -> None:
+        try:
+            self.delete(bucket, key)
+        except StorageError as error:  # only tidiness is lost; any published result is intact
+            logger.warning("could not remove audio no manifest names: %s", error.message)
 
     def presigned_get(self, bucket: str, key: str, expires_s: int) -> PresignedUrl:
         """A time-limited GET link that needs no AWS credentials to use.
@@ -389,6 +446,14 @@ def _credentials_expiry(client: Any) -> datetime | None:
     return expiry if isinstance(expiry, datetime) else None
 
 
+def json_bytes(document: Mapping[str, Any]) -> bytes:
+    """``document`` as UTF-8 JSON, readable (non-ASCII as is) unless a string has no UTF-8 form."""
+    try:
+        return json.dumps(document, ensure_ascii=False, indent=1).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: JSON's \uXXXX escape spells it in ASCII
+        return json.dumps(document, ensure_ascii=True, indent=1).encode("ascii")
+
+
 def _info(bucket: str, key: str, reply: Mapping[str, Any]) -> ObjectInfo:
     version = reply.get("VersionId")
     return ObjectInfo(
@@ -399,6 +464,7 @@ def _info(bucket: str, key: str, reply: Mapping[str, Any]) -> ObjectInfo:
         version_id=None if version in (None, "null") else version,  # "null": versioning suspended
         content_type=reply.get("ContentType"),
         metadata=dict(reply.get("Metadata") or {}),
+        last_modified=reply.get("LastModified"),
     )
 
 

@@ -277,14 +277,19 @@ class Engine:
         *,
         timeout_s: float | None = None,
         limits: Limits = NO_LIMITS,
+        ship_bytes_per_s: float | None = None,
     ) -> SynthesisResult:
         """Encode chunk by chunk into ``target`` (a path or binary file): memory stays flat for any text length.
 
         Encoding is inside the deadline (checked before each block the writer encodes), so the
         file is finished when the deadline says it must be. The returned result has ``audio=None``.
-        A file target is complete only if this returns.
+        A file target is complete only if this returns. ``ship_bytes_per_s``: the rate the caller
+        ships the file at afterwards (an upload); the deadline keeps back the time shipping what is
+        written so far takes, so synthesis and shipping together fit in ``timeout_s``.
         """
-        deadline = Deadline(timeout_s)
+        written = [0]
+        hold_back = (lambda: written[0] / ship_bytes_per_s) if ship_bytes_per_s else None
+        deadline = Deadline(timeout_s, hold_back_s=hold_back)
         with AudioWriter(target, fmt, self.sample_rate, before_block=deadline.check) as writer:
             spent = [0.0]
 
@@ -292,6 +297,7 @@ class Engine:
                 started = time.perf_counter()
                 writer.write(samples)
                 spent[0] += time.perf_counter() - started
+                written[0] = _bytes_in(target)
 
             result = self._collect(self._stream(text, options, deadline, limits), options, write)
         result.encode_ms = spent[0] * 1000.0
@@ -424,6 +430,16 @@ class _ChunkPlan(NamedTuple):
     @property
     def speech_s(self) -> float:
         return float(self.duration[0])
+
+
+def _bytes_in(target: str | os.PathLike[str] | BinaryIO) -> int:
+    """Bytes written to ``target`` so far (libsndfile writes through, so the file's size is current)."""
+    if isinstance(target, (str, os.PathLike)):
+        return os.stat(target).st_size
+    try:
+        return target.tell()
+    except (OSError, ValueError):
+        return 0
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:
