@@ -188,6 +188,7 @@ class NoTimeToStart(DeadlineExceeded):
         self.budget_s = max(left_s, 0.0)
         self.elapsed_s = 0.0
         self.done_chunks = self.total_chunks = 0
+        self.held_back_s = needed_s  # all of it was kept for what follows synthesis
         SupertonicError.__init__(
             self,
             f"no time was left to start synthesis: {max(left_s, 0.0):.2f} s remained and {needed_s:.2f} s are "
