@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from supertonic_engine import Engine
+from supertonic_engine.cpu import cpu_features
 from supertonic_engine.errors import ConfigurationError, InvalidRequest, SupertonicError
 from supertonic_engine.storage import ObjectStore
 
@@ -105,9 +106,10 @@ class Service:
             "load_ms": round(self.load_ms, 1),
             "warm_up_ms": round(self.warm_up_ms, 1),
             "model_loaded": loaded,
+            "cpu": cpu_features().to_dict(),  # which int8 path ONNX Runtime has here, and what AVX
         }
         if loaded:
-            report.update(model_kind=self.engine.model_kind, model_dir=str(self.engine.model_dir))
+            report.update(model_kind=self.engine.model_kind, model_dir=str(self.engine.model_dir), precision=self.engine.precision)
         else:
             report["error"] = self.engine_or_error.to_dict()  # type: ignore[union-attr]
         return report
