@@ -13,11 +13,11 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from supertonic_engine import Engine
 from supertonic_engine.cpu import cpu_features
 from supertonic_engine.errors import ConfigurationError, InvalidRequest, SupertonicError
-from supertonic_engine.storage import ObjectStore
 
 from . import __version__
 from .config import ENV_INPUT_BUCKET, FunctionConfig
@@ -25,12 +25,15 @@ from .errors import NotConfigured
 from .layout import Layout
 from .telemetry import logger
 
+if TYPE_CHECKING:
+    from supertonic_engine.storage import ObjectStore
+
 
 @dataclass
 class Service:
     config: FunctionConfig
     engine_or_error: Engine | SupertonicError
-    init_ms: float = 0.0  # the whole init phase: imports, model load, warm-up, S3 client
+    init_ms: float = 0.0  # the whole init phase: imports, model load, warm-up
     load_ms: float = 0.0  # of which: reading the model and building the four sessions
     warm_up_ms: float = 0.0  # of which: one short synthesis
     _store: ObjectStore | None = field(default=None, repr=False)
@@ -64,9 +67,10 @@ class Service:
             loaded = _as_init_error(error)
             logger.error("not ready to serve", extra={"error": loaded.to_dict()})
         load_ms = (time.perf_counter() - load_started) * 1000.0 - warm_up_ms
+        # The S3 client is not built here: importing boto3 and making a client is about half a second
+        # that every cold start would pay (init is billed for container images, and a function URL
+        # request waits for it), while only S3 jobs, job lookups and oversized answers use it.
         service = cls(config, loaded, load_ms=load_ms, warm_up_ms=warm_up_ms)
-        if config.input_bucket or config.results_bucket:
-            service.store  # noqa: B018 - build the S3 client now: init time is not a request's time
         service.init_ms = (time.perf_counter() - started) * 1000.0
         logger.info("init done", extra=service.init_report())
         return service
@@ -90,6 +94,8 @@ class Service:
     def store(self) -> ObjectStore:
         """The S3 client, created on first use so requests that never touch S3 never pay for it."""
         if self._store is None:
+            from supertonic_engine.storage import ObjectStore
+
             self._store = ObjectStore()
         return self._store
 
