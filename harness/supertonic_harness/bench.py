@@ -82,9 +82,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=2, help="intra-op threads for every side")
     p.add_argument("--prepare", action="store_true",
                    help="first write the model's prepared graphs if they are missing or stale, as the image build does")
-    p.add_argument("--profile", default=None, help="run the workers under a harness limit profile (2vcpu-2gb, lambda-2048)")
+    p.add_argument("--profile", default=None, help="run the workers under a harness limit profile (2vcpu-2gb, lambda-2048, lambda-<MB>)")
     p.add_argument("--soak", type=int, default=0, metavar="N", help="instead: N warm requests to this engine, RSS after each")
     p.add_argument("--memory-scaling", action="store_true", help="instead: peak RSS of streamed texts of 300 to 30,000 characters")
+    p.add_argument("--cost", action="store_true",
+                   help="instead: RTF, latency, cold start and USD per million characters at each Lambda memory size, under its CPU share")
+    p.add_argument("--memory-sizes", default=None, metavar="MB,MB,...", help="the sizes --cost runs (default: 1024,1536,1769,2048,3008,3538)")
     p.add_argument("--steps", type=int, default=2, help="steps for --soak and --memory-scaling (memory does not depend on them)")
     p.add_argument("--ort-profile", action="store_true", help="also report ONNX Runtime's time per operator for the summary case")
     p.add_argument("--json", dest="json_path", default="bench.json", help="where to write the full results")
@@ -104,20 +107,29 @@ def run_command(args: argparse.Namespace) -> int:
         for precision in sorted({side.env.get("SUPERTONIC_PRECISION", "fp32").lower() for side in ours} - {"fp32"}):
             ensure_prepared(model_dir, precision)
     with ExitStack() as stack:
-        spawner = Spawner(model_dir, args.threads, args.profile, stack)
-        if args.soak:
-            report = run_soak(spawner, ours, args.soak, args.steps)
+        if args.cost:  # each memory size has its own CPU share, thread count and workers
+            from .bench_cost import COST_SIZES_MB, run_cost
+
+            sizes = tuple(int(mb) for mb in args.memory_sizes.split(",")) if args.memory_sizes else COST_SIZES_MB
+            report = run_cost(model_dir, ours, args.runs or 3, stack, sizes)
+        elif args.soak:
+            report = run_soak(Spawner(model_dir, args.threads, args.profile, stack), ours, args.soak, args.steps)
         elif args.memory_scaling:
-            report = run_memory_scaling(spawner, ours, args.steps)
+            report = run_memory_scaling(Spawner(model_dir, args.threads, args.profile, stack), ours, args.steps)
         else:
             sides = ours + ([Side("official", "official")] if args.vs_official else [])
             suite = args.suite or ("full" if args.vs_official else "standard")
-            report = run_bench(spawner, sides, suite, args.runs, ort_profile=args.ort_profile)
+            report = run_bench(Spawner(model_dir, args.threads, args.profile, stack), sides, suite, args.runs, ort_profile=args.ort_profile)
     print(format_table(report))
     Path(args.json_path).write_text(json.dumps(report, indent=2, ensure_ascii=False))
     print(f"\nwrote {args.json_path}")
     if args.png and "rows" in report:
         draw_chart(report, Path(args.png))
+        print(f"wrote {args.png}")
+    if args.png and "cost_rows" in report:
+        from .bench_cost import draw_cost_chart
+
+        draw_cost_chart(report, Path(args.png))
         print(f"wrote {args.png}")
     return 0
 

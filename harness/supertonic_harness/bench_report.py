@@ -15,6 +15,10 @@ def format_table(report: dict) -> str:
         lines += _soak_lines(report)
     elif "memory_scaling" in report:
         lines += _scaling_lines(report)
+    elif "cost_rows" in report:
+        from .bench_cost import format_cost_table
+
+        lines += format_cost_table(report)
     else:
         lines += _bench_lines(report)
     if report["model_kind"] == "stand-in":
