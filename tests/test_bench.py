@@ -82,6 +82,7 @@ def test_summary_compares_each_variant_with_this_engine_and_counts_cold_reads(qu
     report, _ = quick_report
     variant = report["summary"]["variants"]["ours:stock"]
     assert variant["speedup_vs_ours"] == pytest.approx(report["summary"]["rtf"] / variant["rtf"])
+    assert len(variant["speedup_pairs"]) == report["runs"] and variant["speedup_pairs_median"] > 0
     for side in report["sides"].values():
         assert side["cold_read_mb"] >= 0 and "init_read_bytes" in side
     assert report["machine"]["int8_isa"] in ("amx", "vnni", "avx2", "none")

@@ -86,7 +86,8 @@ def _bench_lines(report: dict) -> list[str]:
         )
     for label, v in s.get("variants", {}).items():
         lines.append(
-            f"{label}: RTF {v['rtf']:.3f} -> {v['speedup_vs_ours']:.2f}x ours; peak RSS {v['peak_rss_mb']:.0f} MB, idle {v['idle_rss_mb']:.0f} MB, "
+            f"{label}: RTF {v['rtf']:.3f} -> {v['speedup_vs_ours']:.2f}x ours (run by run: median {v['speedup_pairs_median']:.2f}x, "
+            f"{min(v['speedup_pairs']):.2f}-{max(v['speedup_pairs']):.2f}); peak RSS {v['peak_rss_mb']:.0f} MB, idle {v['idle_rss_mb']:.0f} MB, "
             f"cold start {v['cold_start_s']:.2f} s ({v['cold_start_vs_ours']:.2f}x), load {v['load_s']:.2f} s, "
             f"reads {v['cold_read_mb']:.0f} MB cold" + (f" ({v['cold_read_vs_ours']:.2f}x)" if v["cold_read_vs_ours"] else "")
         )
