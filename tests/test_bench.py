@@ -108,8 +108,12 @@ def test_cost_prices_each_memory_size_and_recommends_one(tiny_model_dir, tmp_pat
         assert r["usd_per_m_chars"] == pytest.approx(request_usd(mb, r["synth_s"]) / r["chars"] * 1e6)
         assert r["usd_per_audio_hour"] == pytest.approx(request_usd(mb, r["synth_s"]) / r["audio_s"] * 3600)
         assert r["latency_300_s"] > 0 and r["cold_start_s"] > 0
+        # The template's longest synchronous text, projected at this RTF, against its timeout.
+        assert r["longest_sync_s"] == pytest.approx(r["rtf"] * report["sync_limits"]["max_text_chars"] / r["chars_per_audio_s"])
+        assert r["fits_timeout"] == (r["longest_sync_s"] <= report["sync_limits"]["synthesis_budget_s"])
     assert request_usd(1024, 1.0) == pytest.approx(USD_PER_GB_S + 0.2e-6)
     assert report["prices"]["polly_usd_per_m_chars"] == POLLY_USD_PER_M_CHARS
+    assert report["sync_limits"] == {"max_text_chars": 3000, "synthesis_budget_s": 118.0}  # template.yaml
     assert report["recommended"]["ours"]["memory_mb"] in (1024, 2048)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = bench.format_table(report)
