@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 _started = time.perf_counter()
+
+from supertonic_harness.measure import read_bytes  # noqa: E402 - standard library only, nothing measurable in import_s
 
 FRAME = 3072  # waveform samples per latent frame
 
@@ -35,15 +38,6 @@ def rss_mb(field: str = "VmRSS") -> float:
 def reset_peak_rss() -> None:
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
-
-
-def read_bytes() -> int:
-    """Bytes this process has made the kernel fetch from storage so far (page faults of mapped files included)."""
-    with open("/proc/self/io") as f:
-        for line in f:
-            if line.startswith("read_bytes:"):
-                return int(line.split()[1])
-    return 0
 
 
 def memory() -> dict[str, float]:
@@ -167,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     side = SIDES[args.side](args.model, args.threads)
     ready = time.perf_counter()
     print(json.dumps({
-        "ready": True, "import_s": imported - _started, "load_s": ready - imported, "init_read_bytes": read_bytes(),
+        "ready": True, "import_s": imported - _started, "load_s": ready - imported, "init_read_bytes": read_bytes(os.getpid()),
         **{f"idle_{key}": value for key, value in memory().items()}, **side.facts(),
     }), flush=True)
     for line in sys.stdin:

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .bench_worker import rss_mb
+
 SENTENCES: tuple[tuple[str, str], ...] = (
     ("en", "The morning train was late, so we walked along the harbour."),
     ("en", "Please hold on for a moment; your call is important to us."),
@@ -87,11 +89,11 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.no_prepare:
         ensure_prepared(model_dir)
         ensure_prepared(model_dir, "int8")
-    rss_before = _rss_mb()
+    rss_before = rss_mb()
     fp32 = Engine.load(model_dir, env={"SUPERTONIC_PRECISION": "fp32"})
-    rss_fp32 = _rss_mb()
+    rss_fp32 = rss_mb()
     int8 = Engine.load(model_dir, env={"SUPERTONIC_PRECISION": "int8"})
-    rss_both = _rss_mb()
+    rss_both = rss_mb()
     results = []
     for lang, text in SENTENCES:
         a = fp32.synthesize(text, voice=VOICE, lang=lang, steps=args.steps, seed=SEED)
@@ -181,14 +183,6 @@ def _frames(x: np.ndarray) -> np.ndarray:
 
 def _mean_db(levels_db: np.ndarray) -> float:
     return 10 * math.log10(float(np.mean(10 ** (levels_db / 10))))
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return math.nan
 
 
 def _quantization(model_dir: Path) -> dict:
