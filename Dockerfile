@@ -66,8 +66,17 @@ RUN pip install --requirement /opt/requirements.txt
 # cache. Each graph is checked against its source (max abs diff <= 1e-4) or the build stops; build
 # with --build-arg PREPARE_GRAPHS=0 to ship the stock graphs only. This stage reruns when the model
 # or layer/ changes, not when handler/ does.
+# int8 (opt-in, SUPERTONIC_PRECISION=int8 selects it): --build-arg PREPARE_INT8=1 also writes the
+# text encoder and vector estimator with int8 MatMuls. INT8_ISA=avx2 (7-bit weights) is right for
+# any x86-64 host: Lambda does not say which CPUs it runs, and 8-bit weights (INT8_ISA=vnni)
+# saturate on CPUs without VNNI, where the engine refuses them.
+# The stock graphs stay in the image beside the prepared ones: the manifest is checked against
+# them (size and mtime) and they are the fallback, but a cold start only stats them, and Lambda
+# fetches only the image chunks a container reads (bytes read per cold start: README, Benchmark).
 FROM runtime AS prepared
 ARG PREPARE_GRAPHS=1
+ARG PREPARE_INT8=0
+ARG INT8_ISA=avx2
 COPY --from=requirements /build/build-tools.txt /opt/build-tools.txt
 RUN pip install --requirement /opt/build-tools.txt
 COPY --from=model /opt/model /opt/model
@@ -76,13 +85,19 @@ RUN if [ "$PREPARE_GRAPHS" = 1 ]; then \
         python -m supertonic_engine.optimize /opt/model --out /opt/prepared || { \
             echo "preparing the graphs failed (above); --build-arg PREPARE_GRAPHS=0 ships the stock graphs only" >&2; exit 1; }; \
     fi \
-    && mkdir -p /opt/prepared && chmod -R a+rX /opt/prepared
+    && if [ "$PREPARE_INT8" = 1 ]; then \
+        python -m supertonic_engine.optimize /opt/model --out /opt/prepared-int8 --precision int8 --isa "$INT8_ISA" || { \
+            echo "preparing the int8 graphs failed (above); build without --build-arg PREPARE_INT8=1 for fp32 only" >&2; exit 1; }; \
+    fi \
+    && mkdir -p /opt/prepared /opt/prepared-int8 && chmod -R a+rX /opt/prepared /opt/prepared-int8
 
 FROM runtime
 
-# 2. The model, and its prepared graphs where the engine looks for them (MODEL_DIR/prepared).
+# 2. The model, and its prepared graphs where the engine looks for them (MODEL_DIR/prepared, and
+#    MODEL_DIR/prepared-int8, empty unless PREPARE_INT8=1).
 COPY --from=model /opt/model /opt/model
 COPY --from=prepared /opt/prepared /opt/model/prepared
+COPY --from=prepared /opt/prepared-int8 /opt/model/prepared-int8
 
 # 3. The engine, where a zip deployment's layer would put it (/opt/python).
 COPY layer/ /opt/python/

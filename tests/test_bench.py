@@ -76,3 +76,45 @@ def test_flop_model_grows_with_text_and_audio(tiny_model_dir):
     assert flops.request_gflop([120], [40], steps=8) > base
     assert flops.request_gflop([60, 60], [40, 40], steps=8) == pytest.approx(2 * base)
     assert flops.request_gflop([60], [40], steps=2) < base
+
+
+def test_summary_compares_each_variant_with_this_engine_and_counts_cold_reads(quick_report):
+    report, _ = quick_report
+    variant = report["summary"]["variants"]["ours:stock"]
+    assert variant["speedup_vs_ours"] == pytest.approx(report["summary"]["rtf"] / variant["rtf"])
+    assert len(variant["speedup_pairs"]) == report["runs"] and variant["speedup_pairs_median"] > 0
+    for side in report["sides"].values():
+        assert side["cold_read_mb"] >= 0 and "init_read_bytes" in side
+    assert report["machine"]["int8_isa"] in ("amx", "vnni", "avx2", "none")
+
+
+def test_cost_prices_each_memory_size_and_recommends_one(tiny_model_dir, tmp_path):
+    import os
+
+    from supertonic_harness.bench_cost import POLLY_USD_PER_M_CHARS, USD_PER_GB_S, request_usd
+
+    too_big = 1769 * (len(os.sched_getaffinity(0)) + 1)  # more CPU share than this machine has
+    path, png = tmp_path / "cost.json", tmp_path / "cost.png"
+    argv = ["bench", "--model", str(tiny_model_dir), "--cost", "--runs", "1", "--memory-sizes", f"1024,2048,{too_big}",
+            "--json", str(path), "--png", str(png)]
+    assert cli.main(argv) == 0
+    report = json.loads(path.read_text())
+    rows = {r["memory_mb"]: r for r in report["cost_rows"]}
+    assert set(rows) == {1024, 2048, too_big}
+    assert rows[too_big]["measured"] is False and "cores" in rows[too_big]["why"]
+    assert (rows[1024]["threads"], rows[2048]["threads"]) == (1, 2)  # what the engine picks under that share
+    for mb in (1024, 2048):
+        r = rows[mb]
+        assert r["usd_per_m_chars"] == pytest.approx(request_usd(mb, r["synth_s"]) / r["chars"] * 1e6)
+        assert r["usd_per_audio_hour"] == pytest.approx(request_usd(mb, r["synth_s"]) / r["audio_s"] * 3600)
+        assert r["latency_300_s"] > 0 and r["cold_start_s"] > 0
+        # The template's longest synchronous text, projected at this RTF, against its timeout.
+        assert r["longest_sync_s"] == pytest.approx(r["rtf"] * report["sync_limits"]["max_text_chars"] / r["chars_per_audio_s"])
+        assert r["fits_timeout"] == (r["longest_sync_s"] <= report["sync_limits"]["synthesis_budget_s"])
+    assert request_usd(1024, 1.0) == pytest.approx(USD_PER_GB_S + 0.2e-6)
+    assert report["prices"]["polly_usd_per_m_chars"] == POLLY_USD_PER_M_CHARS
+    assert report["sync_limits"] == {"max_text_chars": 3000, "synthesis_budget_s": 118.0}  # template.yaml
+    assert report["recommended"]["ours"]["memory_mb"] in (1024, 2048)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = bench.format_table(report)
+    assert "$/1M chars" in table and "not measured" in table and "recommended for ours" in table and "Polly" in table

@@ -152,6 +152,16 @@ def test_graphs_are_prepared_by_the_runtime_that_loads_them(stages: list[list[In
     assert model < copied < _index(image, "COPY", r"^layer/ /opt/python/")
 
 
+def test_int8_graphs_are_opt_in_and_made_for_any_x86_host(stages: list[list[Instruction]], image: list[Instruction]) -> None:
+    prepared = _named(stages)["prepared"]
+    args = {i.arguments.split("=")[0]: i.arguments.split("=", 1)[1] for i in prepared if i.keyword.upper() == "ARG" and "=" in i.arguments}
+    assert args["PREPARE_INT8"] == "0" and args["INT8_ISA"] == "avx2"  # 7-bit weights: no saturation without VNNI
+    run = " ".join(i.arguments for i in prepared if i.keyword.upper() == "RUN")
+    assert '--out /opt/prepared-int8 --precision int8 --isa "$INT8_ISA"' in run
+    copied = _index(image, "COPY", r"^--from=prepared /opt/prepared-int8 /opt/model/prepared-int8$")
+    assert copied < _index(image, "COPY", r"^layer/ /opt/python/")
+
+
 def test_model_stage_checks_and_fixes_the_model(stages: list[list[Instruction]]) -> None:
     (model,) = [s for s in stages if s and s[0].arguments.endswith("AS model")]
     run = " ".join(i.arguments for i in model if i.keyword.upper() == "RUN")

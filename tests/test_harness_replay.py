@@ -108,6 +108,9 @@ def test_replay_classifies_every_outcome_and_writes_report_chart_and_audio(tmp_p
     assert report["passed"] is True
     assert [r["outcome"] for r in rows] == ["success", "function_error", "timeout", "success", "too_large"]
     assert [r["cold_start"] for r in rows] == [True, False, False, True, False]
+    # Bytes read from storage are counted for cold starts only (what a new container fetches).
+    assert [r["init_read_mb"] is not None for r in rows] == [True, False, False, True, False]
+    assert all(r["init_read_mb"] >= 0 for r in rows if r["cold_start"])
     assert rows[0]["audio_s"] == pytest.approx(1.5) and 0 < rows[0]["rtf"] < 5
     assert rows[2]["log_tail"] and not rows[0]["log_tail"]
     assert report["budget"]["judged_on"] == "peak_rss_mb"
@@ -115,7 +118,7 @@ def test_replay_classifies_every_outcome_and_writes_report_chart_and_audio(tmp_p
     assert (tmp_path / "out" / "report.png").read_bytes().startswith(b"\x89PNG")
     saved = sorted(p.name for p in (tmp_path / "out" / "report-audio").iterdir())
     assert saved == ["001-01_tone.wav", "004-04_tone_after_timeout.wav"]
-    for heading in ("cold", "RTF", "RSS MB", "init ms"):
+    for heading in ("cold", "RTF", "RSS MB", "init ms", "read MB"):
         assert heading in printed
     assert "03_sleep" in printed and "timeout" in printed
 

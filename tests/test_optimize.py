@@ -178,11 +178,19 @@ def test_the_prepared_folder_can_live_elsewhere(prepared_model, tmp_path):
 
 
 def test_a_prepared_graph_that_disagrees_with_its_source_is_refused(model_copy, tmp_path, monkeypatch):
-    monkeypatch.setattr(optimize, "max_abs_difference", lambda stock, candidate: 0.5)
+    monkeypatch.setattr(optimize, "compare_outputs", lambda stock, candidate: (0.5, 20.0))
     target = tmp_path / "prepared"
     with pytest.raises(ModelError, match="differs from"):
         optimize.prepare_model(model_copy, target, graphs=("duration_predictor",))
     assert not target.exists() and not list(tmp_path.glob(".prepared.*"))
+
+
+def test_an_int8_graph_too_far_from_its_source_is_refused(model_copy, tmp_path, monkeypatch):
+    monkeypatch.setattr(optimize, "compare_outputs", lambda stock, candidate: (0.5, optimize.INT8_MIN_SNR_DB - 1))
+    target = tmp_path / "prepared-int8"
+    with pytest.raises(ModelError, match="keep fp32"):
+        optimize.prepare_model(model_copy, target, graphs=("text_encoder",), precision="int8")
+    assert not target.exists() and not list(tmp_path.glob(".prepared-int8.*"))
 
 
 def test_prepare_model_command_writes_where_it_is_told(model_copy, tmp_path, capsys):

@@ -71,7 +71,7 @@ def test_image_function(function: dict[str, Any], template: Template) -> None:
     assert {"Dockerfile", "DockerContext", "DockerTag"} <= set(function["Metadata"])
     assert (REPO / function["Metadata"]["Dockerfile"]).is_file()
     assert properties["MemorySize"] == {"Ref": "MemorySize"} and properties["Timeout"] == {"Ref": "Timeout"}
-    assert template.parameters["MemorySize"]["Default"] == 2048
+    assert template.parameters["MemorySize"]["Default"] == 1769  # bench --cost's recommendation
 
 
 def test_function_url_defaults_to_iam(function: dict[str, Any], template: Template) -> None:

@@ -7,7 +7,7 @@
     POST /v1/jobs                  store a long text as a job -> 202 {job_id, status_url}
     GET  /v1/jobs/{job_id}         the job's manifest, with an audio link once done
     GET  /v1/voices                voices, aliases, languages, formats
-    GET  /health                   model kind, version, cold start
+    GET  /health                   model kind, precision, CPU, version, cold start
 
 Routing is a small table rather than Powertools' ``LambdaFunctionUrlResolver``: the resolver
 answers a known path with the wrong method as 404 and shapes its own error bodies, while this API
@@ -50,7 +50,7 @@ CORS_ALLOW_HEADERS = (
 # Custom headers a browser page may read from a cross-origin response.
 CORS_EXPOSE_HEADERS = (
     "x-supertonic-duration-s", "x-supertonic-sample-rate", "x-supertonic-rtf", "x-supertonic-synth-ms",
-    "x-supertonic-chunks", "x-supertonic-model", "x-supertonic-error", "location",
+    "x-supertonic-chunks", "x-supertonic-model", "x-supertonic-precision", "x-supertonic-error", "location",
 )
 CORS_MAX_AGE_S = 3600
 JSON_TYPES = ("application/json", "")  # no content-type at all is read as JSON too

@@ -66,6 +66,7 @@ class Rendered:
             "encode_ms": round(self.encode_ms, 1),
             "rtf": round(r.rtf, 4),
             "model": r.model_kind,
+            "precision": r.precision,
             "voice": o.voice,
             "lang": o.lang,
             "steps": o.steps,
@@ -95,6 +96,7 @@ class Rendered:
             "x-supertonic-synth-ms": f"{r.synth_ms:.0f}",
             "x-supertonic-chunks": str(len(r.chunks)),
             "x-supertonic-model": r.model_kind,
+            "x-supertonic-precision": r.precision,
         }
 
 

@@ -13,10 +13,11 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from supertonic_engine import Engine
+from supertonic_engine.cpu import cpu_features
 from supertonic_engine.errors import ConfigurationError, InvalidRequest, SupertonicError
-from supertonic_engine.storage import ObjectStore, StorageFailed
 
 from . import __version__
 from .config import ENV_INPUT_BUCKET, ENV_OUTPUT_BUCKET, FunctionConfig
@@ -24,12 +25,15 @@ from .errors import NotConfigured, error_detail
 from .layout import Layout
 from .telemetry import logger
 
+if TYPE_CHECKING:
+    from supertonic_engine.storage import ObjectStore
+
 
 @dataclass
 class Service:
     config: FunctionConfig
     engine_or_error: Engine | SupertonicError
-    init_ms: float = 0.0  # the whole init phase: imports, model load, warm-up, S3 client
+    init_ms: float = 0.0  # the whole init phase: imports, model load, warm-up
     load_ms: float = 0.0  # of which: reading the model and building the four sessions
     warm_up_ms: float = 0.0  # of which: one short synthesis
     _store: ObjectStore | None = field(default=None, repr=False)
@@ -64,9 +68,10 @@ class Service:
             loaded = _as_init_error(error)
             logger.error("not ready to serve", extra={"error": loaded.to_dict()})
         load_ms = (time.perf_counter() - load_started) * 1000.0 - warm_up_ms
+        # The S3 client is not built here: importing boto3 and making a client is about half a second
+        # that every cold start would pay (init is billed for container images, and a function URL
+        # request waits for it), while only S3 jobs, job lookups and oversized answers use it.
         service = cls(config, loaded, load_ms=load_ms, warm_up_ms=warm_up_ms)
-        if config.input_bucket or config.results_bucket:
-            service.store  # noqa: B018 - build the S3 client now: init time is not a request's time
         service.init_ms = (time.perf_counter() - started) * 1000.0
         # The log, unlike /health, may say where the model is and what exactly went wrong.
         where = {"model_dir": str(loaded.model_dir)} if isinstance(loaded, Engine) else {"error": loaded.to_dict()}
@@ -92,6 +97,8 @@ class Service:
     def store(self) -> ObjectStore:
         """The S3 client, created on first use so requests that never touch S3 never pay for it."""
         if self._store is None:
+            from supertonic_engine.storage import ObjectStore
+
             self._store = ObjectStore()
         return self._store
 
@@ -111,6 +118,8 @@ class Service:
         operator's to fix (a 503 naming the setting), found before any work: a HEAD of a key in a
         missing bucket is a plain 404, which would read as "no such job" or "not done yet"."""
         if bucket not in self._reachable:
+            from supertonic_engine.storage import StorageFailed
+
             try:
                 self.store.check_bucket(bucket)
             except StorageFailed as error:
@@ -130,9 +139,10 @@ class Service:
             "load_ms": round(self.load_ms, 1),
             "warm_up_ms": round(self.warm_up_ms, 1),
             "model_loaded": loaded,
+            "cpu": cpu_features().to_dict(),  # which int8 path ONNX Runtime has here, and what AVX
         }
         if loaded:
-            report["model_kind"] = self.engine.model_kind
+            report.update(model_kind=self.engine.model_kind, precision=self.engine.precision)
         else:
             report["error"] = error_detail(self.engine_or_error, request_id)
         return report

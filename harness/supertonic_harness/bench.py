@@ -82,9 +82,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=2, help="intra-op threads for every side")
     p.add_argument("--prepare", action="store_true",
                    help="first write the model's prepared graphs if they are missing or stale, as the image build does")
-    p.add_argument("--profile", default=None, help="run the workers under a harness limit profile (2vcpu-2gb, lambda-2048)")
+    p.add_argument("--profile", default=None, help="run the workers under a harness limit profile (2vcpu-2gb, lambda-2048, lambda-<MB>)")
     p.add_argument("--soak", type=int, default=0, metavar="N", help="instead: N warm requests to this engine, RSS after each")
     p.add_argument("--memory-scaling", action="store_true", help="instead: peak RSS of streamed texts of 300 to 30,000 characters")
+    p.add_argument("--cost", action="store_true",
+                   help="instead: RTF, latency, cold start and USD per million characters at each Lambda memory size, under its CPU share")
+    p.add_argument("--memory-sizes", default=None, metavar="MB,MB,...", help="the sizes --cost runs (default: 1024,1536,1769,2048,3008,3538)")
     p.add_argument("--steps", type=int, default=2, help="steps for --soak and --memory-scaling (memory does not depend on them)")
     p.add_argument("--ort-profile", action="store_true", help="also report ONNX Runtime's time per operator for the summary case")
     p.add_argument("--json", dest="json_path", default="bench.json", help="where to write the full results")
@@ -96,26 +99,37 @@ def run_command(args: argparse.Namespace) -> int:
     from supertonic_engine.standin import ensure_standin
 
     model_dir = Path(ensure_standin(args.model)) if args.model in ("tiny", "full") else Path(args.model)
+    ours = [Side("ours", "ours")] + [parse_variant(v) for v in args.variant]
     if args.prepare:
         from supertonic_engine.prepared import ensure_prepared
 
         ensure_prepared(model_dir)
-    ours = [Side("ours", "ours")] + [parse_variant(v) for v in args.variant]
+        for precision in sorted({side.env.get("SUPERTONIC_PRECISION", "fp32").lower() for side in ours} - {"fp32"}):
+            ensure_prepared(model_dir, precision)
     with ExitStack() as stack:
-        spawner = Spawner(model_dir, args.threads, args.profile, stack)
-        if args.soak:
-            report = run_soak(spawner, ours, args.soak, args.steps)
+        if args.cost:  # each memory size has its own CPU share, thread count and workers
+            from .bench_cost import COST_SIZES_MB, run_cost
+
+            sizes = tuple(int(mb) for mb in args.memory_sizes.split(",")) if args.memory_sizes else COST_SIZES_MB
+            report = run_cost(model_dir, ours, args.runs or 3, stack, sizes)
+        elif args.soak:
+            report = run_soak(Spawner(model_dir, args.threads, args.profile, stack), ours, args.soak, args.steps)
         elif args.memory_scaling:
-            report = run_memory_scaling(spawner, ours, args.steps)
+            report = run_memory_scaling(Spawner(model_dir, args.threads, args.profile, stack), ours, args.steps)
         else:
             sides = ours + ([Side("official", "official")] if args.vs_official else [])
             suite = args.suite or ("full" if args.vs_official else "standard")
-            report = run_bench(spawner, sides, suite, args.runs, ort_profile=args.ort_profile)
+            report = run_bench(Spawner(model_dir, args.threads, args.profile, stack), sides, suite, args.runs, ort_profile=args.ort_profile)
     print(format_table(report))
     Path(args.json_path).write_text(json.dumps(report, indent=2, ensure_ascii=False))
     print(f"\nwrote {args.json_path}")
     if args.png and "rows" in report:
         draw_chart(report, Path(args.png))
+        print(f"wrote {args.png}")
+    if args.png and "cost_rows" in report:
+        from .bench_cost import draw_cost_chart
+
+        draw_cost_chart(report, Path(args.png))
         print(f"wrote {args.png}")
     return 0
 
@@ -200,6 +214,19 @@ class Spawner:
 
         return min(1.0, resolve_profile(self.profile).cpus / self.threads)
 
+    def cold_read_bytes(self, side: Side) -> int:
+        """Bytes a worker of ``side`` reads from storage until its sessions are ready, starting from a
+        page cache without the model: what a new Lambda container fetches of the image's model layer."""
+        from .local import evict_from_page_cache
+
+        evict_from_page_cache(self.model_dir)
+        worker = self.start(side)
+        try:
+            return int(worker.ready["init_read_bytes"])
+        finally:
+            worker.close()
+            warm_page_cache(self.model_dir)  # the timed workers all start from a warm cache
+
     def start(self, side: Side, extra_env: dict[str, str] | None = None) -> Worker:
         argv = [sys.executable, "-m", "supertonic_harness.bench_worker", "--side", side.kind,
                 "--model", str(self.model_dir), "--threads", str(self.threads)]
@@ -240,6 +267,7 @@ def run_bench(spawner: Spawner, sides: list[Side], suite: str, runs: int | None,
     cases = build_cases(suite)
     runs = runs or SUITES[suite][4]
     gemm = measure_gemm_gflops(spawner.threads) * spawner.cpu_share()
+    cold_reads = {side.label: spawner.cold_read_bytes(side) for side in sides}
     workers = {side.label: spawner.start(side) for side in sides}
     reference = "official" if "official" in workers else sides[0].label
     with tempfile.TemporaryDirectory(prefix="supertonic-bench-") as scratch:
@@ -260,7 +288,8 @@ def run_bench(spawner: Spawner, sides: list[Side], suite: str, runs: int | None,
         **context(spawner, runs, gemm),
         "suite": suite,
         "reference_side": reference,
-        "sides": {label: {"kind": w.side.kind, "env": w.side.env, **w.ready} for label, w in workers.items()},
+        "sides": {label: {"kind": w.side.kind, "env": w.side.env, **w.ready, "cold_read_mb": cold_reads[label] / 2**20}
+                  for label, w in workers.items()},
         "rows": [summarize(case, label, flops, gemm) for case in cases for label in workers],
     }
     report["summary"] = summary(report, cases)
@@ -344,6 +373,8 @@ def summary(report: dict, cases: list[Case]) -> dict:
         "load_s": ready["load_s"],
         "cold_start_s": ready["cold_start_s"],
         "prepared": ready.get("prepared", []),
+        "precision": ready.get("precision", "fp32"),
+        "cold_read_mb": ready["cold_read_mb"],
     }
     if "floor_rtf" in ours:
         out["floor_rtf"] = ours["floor_rtf"]
@@ -358,6 +389,26 @@ def summary(report: dict, cases: list[Case]) -> dict:
         out["max_abs_diff_vs_official"] = max(
             (r["max_abs_diff_vs_reference"] for r in report["rows"] if r["side"] == "ours"), default=None
         )
+    # Each variant against this engine's defaults, in the same alternation: the ratios the levers are judged by.
+    out["variants"] = {
+        label: {
+            "rtf": row["rtf_median"],
+            "speedup_vs_ours": ours["rtf_median"] / row["rtf_median"],
+            "peak_rss_mb": row["peak_rss_mb_median"],
+            "idle_rss_mb": report["sides"][label]["idle_rss_mb"],
+            "load_s": report["sides"][label]["load_s"],
+            "cold_start_s": report["sides"][label]["cold_start_s"],
+            "cold_start_vs_ours": report["sides"][label]["cold_start_s"] / ready["cold_start_s"],
+            "cold_read_mb": report["sides"][label]["cold_read_mb"],
+            "cold_read_vs_ours": report["sides"][label]["cold_read_mb"] / ready["cold_read_mb"] if ready["cold_read_mb"] else None,
+            "precision": report["sides"][label].get("precision", "fp32"),
+            # Run i of each side ran back to back, so their ratio is the least disturbed by a busy machine.
+            "speedup_pairs": [a["synth_s"] / b["synth_s"] for a, b in zip(case.runs["ours"], case.runs[label])],
+        }
+        for label, row in rows.items() if label.startswith("ours:")
+    }
+    for variant in out["variants"].values():
+        variant["speedup_pairs_median"] = statistics.median(variant["speedup_pairs"])
     return out
 
 
@@ -423,6 +474,7 @@ def warm_page_cache(model_dir: Path) -> None:
 
 def machine_facts() -> dict:
     import onnxruntime as ort
+    from supertonic_engine.cpu import cpu_features
 
     cpu = "unknown"
     try:
@@ -432,6 +484,7 @@ def machine_facts() -> dict:
     return {
         "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release(),
         "onnxruntime": ort.__version__, "numpy": np.__version__, "date": time.strftime("%Y-%m-%d"),
+        "cpu_flags": list(cpu_features().flags), "int8_isa": cpu_features().int8_isa,
     }
 
 

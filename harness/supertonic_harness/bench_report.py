@@ -15,6 +15,10 @@ def format_table(report: dict) -> str:
         lines += _soak_lines(report)
     elif "memory_scaling" in report:
         lines += _scaling_lines(report)
+    elif "cost_rows" in report:
+        from .bench_cost import format_cost_table
+
+        lines += format_cost_table(report)
     else:
         lines += _bench_lines(report)
     if report["model_kind"] == "stand-in":
@@ -40,12 +44,13 @@ def _heading(report: dict) -> str:
 def _bench_lines(report: dict) -> list[str]:
     lines = [""]
     for label, side in report["sides"].items():
-        prepared = f", prepared: {len(side['prepared'])}/4 graphs" if "prepared" in side else ""
+        prepared = f", prepared: {len(side['prepared'])}/4 graphs, {side.get('precision', 'fp32')}" if "prepared" in side else ""
+        cold_read = f", reads {side['cold_read_mb']:.0f} MB cold" if "cold_read_mb" in side else ""
         settings = f" [{', '.join(f'{k}={v}' for k, v in side['env'].items())}]" if side["env"] else ""
         lines.append(
             f"{label:>16}: cold start {side['cold_start_s']:.2f} s (import {side['import_s']:.2f} s, load {side['load_s']:.2f} s), "
             f"first request {side['first_request_s']:.2f} s, idle RSS {side['idle_rss_mb']:.0f} MB "
-            f"(anon {side['idle_rss_anon_mb']:.0f}, file {side['idle_rss_file_mb']:.0f}){prepared}{settings}"
+            f"(anon {side['idle_rss_anon_mb']:.0f}, file {side['idle_rss_file_mb']:.0f}){prepared}{cold_read}{settings}"
         )
     has_official = any(r["side"] == "official" for r in report["rows"])
     header = (
@@ -71,13 +76,20 @@ def _bench_lines(report: dict) -> list[str]:
         "",
         f"summary ({s['case']}): RTF {s['rtf']:.3f} ({s.get('x_floor', float('nan')):.2f}x the floor {s.get('floor_rtf', float('nan')):.3f}), "
         f"{s['chars_per_s']:.0f} chars/s, peak RSS {s['peak_rss_mb']:.0f} MB, idle RSS {s['idle_rss_mb']:.0f} MB, "
-        f"cold start {s['cold_start_s']:.2f} s",
+        f"cold start {s['cold_start_s']:.2f} s" + (f", reads {s['cold_read_mb']:.0f} MB cold" if "cold_read_mb" in s else ""),
     ]
     if "speedup_vs_official" in s:
         lines.append(
             f"official: RTF {s['official_rtf']:.3f} -> speedup {s['speedup_vs_official']:.2f}x; peak RSS {s['official_peak_rss_mb']:.0f} MB, "
             f"idle RSS {s['official_idle_rss_mb']:.0f} MB, cold start {s['official_cold_start_s']:.2f} s; "
             f"largest sample difference from the official audio {s['max_abs_diff_vs_official']:.1e}"
+        )
+    for label, v in s.get("variants", {}).items():
+        lines.append(
+            f"{label}: RTF {v['rtf']:.3f} -> {v['speedup_vs_ours']:.2f}x ours (run by run: median {v['speedup_pairs_median']:.2f}x, "
+            f"{min(v['speedup_pairs']):.2f}-{max(v['speedup_pairs']):.2f}); peak RSS {v['peak_rss_mb']:.0f} MB, idle {v['idle_rss_mb']:.0f} MB, "
+            f"cold start {v['cold_start_s']:.2f} s ({v['cold_start_vs_ours']:.2f}x), load {v['load_s']:.2f} s, "
+            f"reads {v['cold_read_mb']:.0f} MB cold" + (f" ({v['cold_read_vs_ours']:.2f}x)" if v["cold_read_vs_ours"] else "")
         )
     if "ort_profile" in report:
         lines += ["", f"ONNX Runtime profile of {report['ort_profile']['case']} (ms per operator type, top 6 per graph):"]

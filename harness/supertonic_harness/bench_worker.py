@@ -1,7 +1,7 @@
 """One side of the benchmark in its own process: load a pipeline, then serve requests from stdin.
 
 Protocol: one JSON object per line. The worker first prints ``{"ready": ...}`` with its import and
-load times and idle memory, then answers each request line with the timing, the audio length, the
+load times, idle memory and the bytes it read from storage (``/proc/self/io``), then answers each request line with the timing, the audio length, the
 per-chunk token and frame counts, and the peak RSS of that request alone (``/proc/self/clear_refs``
 resets the high-water mark before each request). A request may ask for the audio to be saved as
 ``.npy`` (so the parent can compare the sides sample by sample) or to be streamed chunk by chunk and
@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 _started = time.perf_counter()
+
+from supertonic_harness.measure import read_bytes  # noqa: E402 - standard library only, nothing measurable in import_s
 
 FRAME = 3072  # waveform samples per latent frame
 
@@ -53,7 +56,10 @@ class OursSide:
 
     def facts(self) -> dict:
         sessions = self.engine.sessions
-        return {"prepared": list(sessions.prepared), "threads": sessions.threads, "model_kind": self.engine.model_kind}
+        return {
+            "prepared": list(sessions.prepared), "threads": sessions.threads, "model_kind": self.engine.model_kind,
+            "precision": self.engine.precision,
+        }
 
     def run(self, request: dict):
         """Yield (audio piece, tokens, frames) per chunk."""
@@ -155,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     side = SIDES[args.side](args.model, args.threads)
     ready = time.perf_counter()
     print(json.dumps({
-        "ready": True, "import_s": imported - _started, "load_s": ready - imported,
+        "ready": True, "import_s": imported - _started, "load_s": ready - imported, "init_read_bytes": read_bytes(os.getpid()),
         **{f"idle_{key}": value for key, value in memory().items()}, **side.facts(),
     }), flush=True)
     for line in sys.stdin:

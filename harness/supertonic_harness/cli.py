@@ -12,7 +12,12 @@ from supertonic_engine.errors import ConfigurationError, InvalidRequest, Superto
 
 # Harness commands, each a module with register(subparsers). They need the [harness] extra; without
 # it the engine commands still work and these say what to install.
-HARNESS_COMMANDS = {"emulate": "supertonic_harness.emulator", "replay": "supertonic_harness.replay", "bench": "supertonic_harness.bench"}
+HARNESS_COMMANDS = {
+    "emulate": "supertonic_harness.emulator",
+    "replay": "supertonic_harness.replay",
+    "bench": "supertonic_harness.bench",
+    "compare-precision": "supertonic_harness.compare_precision",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -68,8 +68,15 @@ PROFILES: dict[str, Profile] = {
 }
 
 
+def lambda_profile(memory_mb: int) -> Profile:
+    """What Lambda gives a function of ``memory_mb``: its CPU share as a quota, its memory as the limit."""
+    return Profile(f"lambda-{memory_mb}", lambda_cpus(memory_mb), memory_mb)
+
+
 def resolve_profile(name: str = "2vcpu-2gb", *, cpus: float | None = None, memory_mb: int | None = None) -> Profile:
-    """A named profile, or a custom one when ``cpus`` or ``memory_mb`` override it."""
+    """A named profile (``lambda-<MB>`` for any memory size), or a custom one when ``cpus`` or ``memory_mb`` override it."""
+    if name not in PROFILES and name.startswith("lambda-") and name[len("lambda-"):].isdigit():
+        return lambda_profile(int(name[len("lambda-"):]))
     if name not in PROFILES and name != "custom":
         raise ValueError(f"unknown profile {name!r}; use one of: {', '.join(PROFILES)}, custom")
     base = PROFILES.get(name, PROFILES["2vcpu-2gb"])

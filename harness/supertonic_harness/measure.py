@@ -22,6 +22,17 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 MB = 1024 * 1024
 
 
+def read_bytes(pid: int) -> int:
+    """Bytes ``pid`` has made the kernel fetch from storage (page faults of mapped files included); 0 if gone."""
+    try:
+        for line in (PROC / str(pid) / "io").read_text().splitlines():
+            if line.startswith("read_bytes:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def children(pid: int) -> list[int]:
     """Direct children of ``pid`` (all threads' children, as /proc lists them per thread)."""
     if not (PROC / str(pid) / "task" / str(pid) / "children").exists():

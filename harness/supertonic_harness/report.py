@@ -91,6 +91,7 @@ def summary(records: list[Record]) -> dict[str, Any]:
         "max_warm_rtf": max(warm) if warm else None,
         "max_peak_rss_mb": max((r.peak_rss_mb for r in records), default=None),
         "max_cgroup_peak_mb": max((r.cgroup_peak_mb for r in records if r.cgroup_peak_mb is not None), default=None),
+        "max_init_read_mb": max((r.init_read_mb for r in records if r.init_read_mb is not None), default=None),
     }
 
 
@@ -109,6 +110,7 @@ _COLUMNS = (
     ("RTF", 6, lambda r: _fmt(r.rtf, "{:.3f}")),
     ("RSS MB", 7, lambda r: _fmt(r.peak_rss_mb, "{:.0f}")),
     ("cg MB", 7, lambda r: _fmt(r.cgroup_peak_mb, "{:.0f}")),
+    ("read MB", 7, lambda r: _fmt(r.init_read_mb, "{:.0f}")),
     ("check", 5, lambda r: "ok" if r.passed else "FAIL"),
 )
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .limits import Limits
-from .measure import MB
+from .measure import MB, read_bytes
 from .outcome import Classification, Outcome, classify
 from .rie import FunctionSpec, Rie
 
@@ -32,6 +32,9 @@ class Measurements:
     peak_rss_mb: float
     rss_after_mb: float  # the runtime's RSS once the invocation is over (drift over a soak)
     cgroup_peak_mb: float | None
+    # Cold starts only: what the function's processes read from storage so far (``/proc/<pid>/io``),
+    # the model's pages above all, which a new Lambda container fetches from the image.
+    init_read_mb: float | None = field(default=None, kw_only=True)
 
     def measurements(self) -> dict[str, Any]:
         """Just these numbers, to build another ``Measurements`` from."""
@@ -101,6 +104,7 @@ class Sandbox:
         oom_killed = window.killed_over_limit or self.limits.oom_kills() > ooms_before
         verdict: Classification = classify(raw, oom_killed=oom_killed)
         log = raw.log
+        pids = self.rie.runtime_pids()
         billed = log.billed_ms
         if billed is None:  # no REPORT line (oversized response, killed runtime): bill the wall time
             billed = math.ceil(raw.wall_ms)
@@ -119,8 +123,9 @@ class Sandbox:
             peak_rss_mb=round(window.peak_rss_mb, 1),
             rss_after_mb=round(window.end_rss_mb, 1),
             cgroup_peak_mb=None if cgroup_peak is None else round(cgroup_peak / MB, 1),
-            runtime_pids=self.rie.runtime_pids(),
+            runtime_pids=pids,
             log_lines=log.lines,
+            init_read_mb=round(sum(map(read_bytes, pids)) / MB, 1) if log.cold_start else None,
         )
 
     def close(self) -> None:

@@ -18,6 +18,10 @@ from .errors import ConfigurationError
 ENV_MODEL_DIR = "SUPERTONIC_MODEL_DIR"
 ENV_CACHE_DIR = "SUPERTONIC_CACHE_DIR"
 ENV_PREPARED_DIR = "SUPERTONIC_PREPARED_DIR"  # prepared graphs (default: <model dir>/prepared)
+# Numerical precision of the text encoder and vector estimator: fp32 (the official output) or int8
+# (prepared with ``prepare-model --precision int8``; opt-in, the output changes).
+PRECISIONS = ("fp32", "int8")
+ENV_PRECISION = "SUPERTONIC_PRECISION"
 # Text limits.
 ENV_MAX_TEXT_CHARS = "SUPERTONIC_MAX_TEXT_CHARS"
 DEFAULT_MAX_TEXT_CHARS = 100_000
@@ -118,7 +122,10 @@ class SessionConfig:
     pattern off as well saves 46 MB more but costs 5 % of speed).
 
     Prepared graphs (``optimize``, made at image build time) are loaded instead of the stock ones
-    when their manifest matches the model; ``prepared=False`` always loads the stock graphs. Their
+    when their manifest matches the model; ``prepared=False`` always loads the stock graphs.
+    ``precision="int8"`` loads the int8 set for the text encoder and vector estimator and fails
+    (a ``ConfigurationError``) where there is none that matches: it was asked for, so it is never
+    replaced by fp32 in silence. Their
     weights are pre-packed in the file and memory-mapped, so prepacking costs no anonymous memory;
     without prepared graphs, prepacking copies MatMul weights into anonymous memory (the model's
     bytes count once more in RSS) but is ~12 % faster, and ``prepacking=False`` with external-data
@@ -136,6 +143,7 @@ class SessionConfig:
     allow_spinning: bool = False
     prepacking: bool = True
     prepared: bool = True
+    precision: str = "fp32"  # or int8: the int8 prepared set for the text encoder and vector estimator
     profiling: bool = False  # ONNX Runtime's per-operator profiler, for the benchmark's profile report
     log_severity: int = 3  # ORT: 0 verbose .. 4 fatal
 

@@ -1,7 +1,8 @@
 """The one factory for ONNX Runtime sessions: options from ``SessionConfig``, built once per process.
 
 Each graph is loaded from its prepared copy when one matches the model (see ``prepared.py``),
-else from the model directory.
+else from the model directory; with ``precision="int8"`` the text encoder and vector estimator
+come from the int8 set, which must exist and suit this CPU.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import onnxruntime as ort
 
 from . import prepared
 from .assets import ModelAssets, graph_files
-from .config import SessionConfig
+from .config import ENV_PRECISION, PRECISIONS, SessionConfig
+from .cpu import cpu_features
 from .errors import ConfigurationError, ModelCorrupt
 
 logger = logging.getLogger(__name__)
@@ -43,6 +45,7 @@ class Sessions:
     threads: int
     load_s: float
     prepared: tuple[str, ...] = ()  # the graphs loaded from prepared copies
+    precision: str = "fp32"  # of the text encoder and vector estimator
 
 
 def session_options(config: SessionConfig, env: Mapping[str, str] | None = None) -> ort.SessionOptions:
@@ -104,6 +107,8 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
     started = time.perf_counter()
     sources = graph_files(assets.root)
     copies = prepared.find_prepared(sources, prepared.prepared_dir(assets.root, env)) if config.prepared else {}
+    quantized = _int8_graphs(assets.root, sources, config, env)
+    copies.update(quantized)
     built = {}
     for name, source in sources.items():
         copy = copies.get(name)
@@ -112,6 +117,12 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
                 built[name] = _session(copy, options)
                 continue
             except Exception as exc:  # ORT raises its own Fail/InvalidProtobuf/... types
+                if name in quantized:
+                    raise ConfigurationError(
+                        f"{ENV_PRECISION}=int8: ONNX Runtime cannot load {copy}: {_first_line(exc)}; "
+                        f"rebuild it with `supertonic-lambda prepare-model --precision int8` or unset {ENV_PRECISION}",
+                        field=ENV_PRECISION,
+                    ) from None
                 del copies[name]
                 logger.warning("not using the prepared %s: %s; loading %s", name, _first_line(exc), source)
         try:
@@ -123,10 +134,38 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
             ) from None
     load_s = time.perf_counter() - started
     logger.info(
-        "four sessions ready in %.2f s with %d intra-op threads (prepared: %s)",
-        load_s, options.intra_op_num_threads, ", ".join(copies) or "none",
+        "four sessions ready in %.2f s with %d intra-op threads (prepared: %s; precision %s)",
+        load_s, options.intra_op_num_threads, ", ".join(copies) or "none", config.precision,
     )
-    return Sessions(**built, threads=options.intra_op_num_threads, load_s=load_s, prepared=tuple(copies))
+    return Sessions(**built, threads=options.intra_op_num_threads, load_s=load_s, prepared=tuple(copies), precision=config.precision)
+
+
+def _int8_graphs(model_dir: Path, sources: Mapping[str, Path], config: SessionConfig, env: Mapping[str, str] | None) -> dict[str, Path]:
+    """The int8 copies to load for ``precision="int8"`` (none for fp32); an operator's error where they cannot be."""
+    if config.precision not in PRECISIONS:
+        raise ConfigurationError(f"{ENV_PRECISION}={config.precision!r}: use one of {', '.join(PRECISIONS)}", field=ENV_PRECISION)
+    if config.precision == "fp32":
+        return {}
+    directory = prepared.prepared_dir(model_dir, env, precision="int8")
+    fix = f"run `supertonic-lambda prepare-model --model {model_dir} --precision int8` or unset {ENV_PRECISION}"
+    if not config.prepared:
+        raise ConfigurationError(f"{ENV_PRECISION}=int8 loads prepared graphs, which SUPERTONIC_PREPARED=0 turns off: set one or the other", field=ENV_PRECISION)
+    wanted = {name: sources[name] for name in prepared.QUANTIZED_GRAPHS}
+    found = prepared.find_prepared(wanted, directory, precision="int8")
+    if len(found) < len(wanted):
+        missing = ", ".join(sorted(set(wanted) - set(found)))
+        raise ConfigurationError(f"{ENV_PRECISION}=int8: no int8 {missing} matching the model in {directory} (the log says why); {fix}", field=ENV_PRECISION)
+    settings = prepared.quantization(directory)
+    cpu = cpu_features()
+    if settings.get("reduce_range") is False and not cpu.accumulates_int8_in_32_bits:
+        # 8-bit weights on a CPU that sums u8 x s8 pairs in 16 bits: the products saturate.
+        raise ConfigurationError(
+            f"{ENV_PRECISION}=int8: the graphs in {directory} were made for a CPU with VNNI (8-bit weights), and this "
+            f"one ({cpu.model or cpu.machine}) has {cpu.int8_isa}, where they saturate; "
+            f"run `supertonic-lambda prepare-model --model {model_dir} --precision int8 --isa avx2`",
+            field=ENV_PRECISION,
+        )
+    return found
 
 
 def _session(path: Path, options: ort.SessionOptions) -> ort.InferenceSession:

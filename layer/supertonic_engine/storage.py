@@ -30,9 +30,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import boto3
-from boto3.exceptions import S3UploadFailedError
-from botocore.config import Config
+# boto3 itself (and botocore's config, which loads most of botocore) is imported where a client is
+# made: importing it costs about half a second of every cold start, which only S3 work should pay.
 from botocore.exceptions import BotoCoreError, ClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from botocore.exceptions import HTTPClientError
@@ -43,7 +42,7 @@ logger = logging.getLogger(__name__)
 
 # Standard retry mode already retries throttling and 5xx a few times inside one call; what is
 # still failing afterwards is surfaced as StorageUnavailable for the caller's own retry (Lambda's).
-_CLIENT_CONFIG = Config(
+_CLIENT_CONFIG = dict(
     signature_version="s3v4",
     retries={"mode": "standard", "max_attempts": 3},
     connect_timeout=5,
@@ -168,7 +167,10 @@ def _error_code(error: ClientError) -> str:
 
 def s3_client(region: str | None = None) -> Any:
     """A boto3 S3 client with bounded retries and timeouts; endpoint overrides come from the environment."""
-    return boto3.session.Session().client("s3", region_name=region, config=_CLIENT_CONFIG)
+    import boto3
+    from botocore.config import Config
+
+    return boto3.session.Session().client("s3", region_name=region, config=Config(**_CLIENT_CONFIG))
 
 
 @dataclass(frozen=True)
@@ -334,6 +336,8 @@ class ObjectStore:
 
     def put_file(self, bucket: str, key: str, path: str | os.PathLike[str], *, content_type: str) -> None:
         """Upload a file from disk, in parts when it is large, without reading it into memory."""
+        from boto3.exceptions import S3UploadFailedError  # loaded already: the client's upload_file is boto3's
+
         try:
             self._client.upload_file(str(path), bucket, key, ExtraArgs={"ContentType": content_type})
         except (BotoCoreError, ClientError) as error:

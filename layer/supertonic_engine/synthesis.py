@@ -142,6 +142,7 @@ class SynthesisResult:
     text: str  # what the model read, one chunk per line
     options: SynthesisOptions = field(default_factory=SynthesisOptions)
     encode_ms: float = 0.0  # time spent writing the file (synthesize_into only)
+    precision: str = "fp32"  # of the text encoder and vector estimator that made it
 
     @property
     def duration_s(self) -> float:
@@ -222,6 +223,11 @@ class Engine:
     @property
     def model_kind(self) -> str:
         return self.assets.kind
+
+    @property
+    def precision(self) -> str:
+        """``fp32`` (the official output) or ``int8`` (``SUPERTONIC_PRECISION``)."""
+        return self.sessions.precision
 
     @property
     def sample_rate(self) -> int:
@@ -321,6 +327,7 @@ class Engine:
             model_kind=self.model_kind,
             text="\n".join(model_text(t.text, options.lang) for t in timings),
             options=options,
+            precision=self.precision,
         )
 
     def stream(self, text: str, voice: str = DEFAULT_VOICE, lang: str = DEFAULT_LANG, *, timeout_s: float | None = None, **options: object) -> Iterator[AudioChunk]:

@@ -15,6 +15,11 @@ work at every cold start. Per graph:
 3. **The result is checked**: stock and prepared graphs run on the same random inputs and must agree
    within ``TOLERANCE`` (max abs), or nothing is written.
 
+``precision="int8"`` (opt-in) writes a second set beside the first (``<model>/prepared-int8``):
+the text encoder and vector estimator with their MatMuls quantized after the rewrites
+(``quantize.py``), checked by signal-to-noise ratio against the source instead
+(``INT8_MIN_SNR_DB``); the other two graphs stay in the fp32 set.
+
 ``prepared.py`` (no ``onnx`` import, part of the runtime) decides whether a prepared graph matches
 its source; this module needs the ``onnx`` package (the ``tools`` extra) and runs only at build time.
 """
@@ -36,10 +41,13 @@ import onnx
 import onnxruntime as ort
 
 from .. import prepared
+from ..config import PRECISIONS
 from ..assets import GRAPHS, load_assets
+from ..cpu import INT8_TARGETS
 from ..errors import ModelError
 from .guidance import share_guidance_prefix
 from .pointwise import rewrite_pointwise_convs
+from .quantize import QUANTIZED_GRAPHS, QuantSettings, quantize_matmuls, settings_for
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +55,9 @@ TOLERANCE = 1e-4  # max abs difference allowed between a prepared graph and its 
 # Sizes at which a prepared graph is checked against its source: a short and a longer chunk, so a
 # rewrite that only holds for some lengths cannot pass.
 PROBE_SIZES = ((37, 23), (121, 88))  # (text tokens, latent frames)
+# An int8 graph cannot match its source to 1e-4; its outputs must stay this far above their error on
+# the probe inputs (measured 52-57 dB for both graphs on the tiny and full stand-ins).
+INT8_MIN_SNR_DB = 25.0
 
 
 @dataclass(frozen=True)
@@ -59,32 +70,50 @@ class PreparedGraph:
     half_batch_nodes: int  # nodes now run on one guidance half
     max_abs_diff: float
     seconds: float
+    quantized_matmuls: int = 0  # int8 only
+    snr_db: float = math.inf  # int8 only: the worst output's signal-to-error ratio against the source
 
     def describe(self) -> str:
+        int8 = f", {self.quantized_matmuls} MatMuls int8, SNR {self.snr_db:.1f} dB" if self.quantized_matmuls else ""
         return (
-            f"{self.name}: {self.pointwise_pairs} pointwise pairs as MatMul, {self.half_batch_nodes} nodes at half batch, "
+            f"{self.name}: {self.pointwise_pairs} pointwise pairs as MatMul, {self.half_batch_nodes} nodes at half batch{int8}, "
             f"max abs diff {self.max_abs_diff:.2g}, {self.seconds:.1f} s -> {self.path}"
         )
 
 
-def prepare_model(model_dir: str | Path, out_dir: str | Path | None = None, graphs: Sequence[str] = GRAPHS) -> list[PreparedGraph]:
-    """Write prepared copies of ``graphs`` and their manifest into ``out_dir`` (default ``<model>/prepared``).
+def prepare_model(
+    model_dir: str | Path,
+    out_dir: str | Path | None = None,
+    graphs: Sequence[str] | None = None,
+    *,
+    precision: str = "fp32",
+    isa: str = "auto",
+) -> list[PreparedGraph]:
+    """Write prepared copies of ``graphs`` and their manifest into ``out_dir`` (default
+    ``<model>/prepared``, for int8 ``<model>/prepared-int8``).
 
-    The directory is built beside its destination and renamed into place, so a reader sees the old
-    set or the new one, never a mix. Raises ``ModelError`` when a prepared graph does not match its
-    source within ``TOLERANCE``; nothing is written then.
+    ``precision="int8"`` quantizes the text encoder and vector estimator (the default ``graphs``
+    then) with the settings for ``isa`` (``auto``: this CPU; ``vnni`` or ``avx2`` for another
+    one, such as the machine the image will run on). The directory is built beside its destination
+    and renamed into place, so a reader sees the old set or the new one, never a mix. Raises
+    ``ModelError`` when a prepared graph does not match its source within ``TOLERANCE`` (int8:
+    ``INT8_MIN_SNR_DB``); nothing is written then.
     """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision {precision!r}: use one of {', '.join(PRECISIONS)}")
+    quant = settings_for(isa) if precision == "int8" else None
+    graphs = tuple(graphs or (QUANTIZED_GRAPHS if quant else GRAPHS))
     assets = load_assets(model_dir)
-    target = Path(out_dir).expanduser().absolute() if out_dir else prepared.prepared_dir(assets.root)
+    target = Path(out_dir).expanduser().absolute() if out_dir else prepared.prepared_dir(assets.root, precision=precision)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
     try:
         results, entries = [], {}
         for name in graphs:
-            result, entry = _prepare_graph(name, assets.graph_path(name), staging)
+            result, entry = _prepare_graph(name, assets.graph_path(name), staging, quant if name in QUANTIZED_GRAPHS else None)
             results.append(result)
             entries[name] = entry
-        prepared.write_manifest(staging, entries)
+        prepared.write_manifest(staging, entries, precision=precision, quantization=_quantization_record(quant))
         staging.chmod(0o755)  # mkdtemp makes it private; images run as another user
         _swap_in(staging, target)
     except BaseException:
@@ -93,22 +122,38 @@ def prepare_model(model_dir: str | Path, out_dir: str | Path | None = None, grap
     return [replace(r, path=target / r.path.name) for r in results]
 
 
-def _prepare_graph(name: str, source: Path, directory: Path) -> tuple[PreparedGraph, dict]:
+def _quantization_record(quant: QuantSettings | None) -> dict | None:
+    if quant is None:
+        return None
+    from ..cpu import cpu_features
+
+    return quant.to_dict() | {"prepared_on": cpu_features().to_dict()}
+
+
+def _prepare_graph(name: str, source: Path, directory: Path, quant: QuantSettings | None = None) -> tuple[PreparedGraph, dict]:
     started = time.perf_counter()
     stamp = prepared.SourceStamp.of(source)
     model = onnx.load(str(source))
     pairs = rewrite_pointwise_convs(model)
     halved = share_guidance_prefix(model)
+    quantized = 0
+    if quant is not None:
+        model, quantized = quantize_matmuls(model, quant)
     path = directory / f"{name}.onnx"
     save_optimized(model.SerializeToString(), path)
     del model
-    diff = max_abs_difference(source, path)
-    if not diff <= TOLERANCE:
+    diff, snr_db = compare_outputs(source, path)
+    if quant is None and not diff <= TOLERANCE:
         raise ModelError(
             f"the prepared {name} differs from {source} by {diff:.3g} (more than {TOLERANCE}); "
             "the stock graph stays in use. Report the model revision with this message."
         )
-    result = PreparedGraph(name, path, pairs, halved, diff, time.perf_counter() - started)
+    if quant is not None and not snr_db >= INT8_MIN_SNR_DB:
+        raise ModelError(
+            f"the int8 {name} is {snr_db:.1f} dB above its error against {source} (less than {INT8_MIN_SNR_DB} dB); "
+            "keep fp32 for this model. Report the model revision with this message."
+        )
+    result = PreparedGraph(name, path, pairs, halved, diff, time.perf_counter() - started, quantized, snr_db)
     logger.info("prepared %s", result.describe())
     entry = {
         "file": path.name,
@@ -117,6 +162,8 @@ def _prepare_graph(name: str, source: Path, directory: Path) -> tuple[PreparedGr
         "half_batch_nodes": halved,
         "max_abs_diff": diff,
     }
+    if quant is not None:
+        entry |= {"quantized_matmuls": quantized, "snr_db": round(snr_db, 2)}
     return result, entry
 
 
@@ -142,19 +189,31 @@ def save_optimized(model_bytes: bytes, path: Path) -> None:
 
 def max_abs_difference(stock: Path, candidate: Path, sizes: Iterable[tuple[int, int]] = PROBE_SIZES) -> float:
     """Largest absolute difference between the outputs of two graphs on the same random inputs."""
+    return compare_outputs(stock, candidate, sizes)[0]
+
+
+def compare_outputs(stock: Path, candidate: Path, sizes: Iterable[tuple[int, int]] = PROBE_SIZES) -> tuple[float, float]:
+    """Largest absolute difference, and the lowest signal-to-error ratio in dB, between the outputs
+    of two graphs on the same random inputs (``inf`` dB when they are equal)."""
     options = ort.SessionOptions()
     options.intra_op_num_threads = 2
     options.log_severity_level = 3
     a = ort.InferenceSession(str(stock), options, providers=["CPUExecutionProvider"])
     b = ort.InferenceSession(str(candidate), options, providers=["CPUExecutionProvider"])
-    worst = 0.0
+    worst, lowest_snr = 0.0, math.inf
     for text_length, latent_length in sizes:
         feeds = probe_inputs(a, text_length, latent_length)
         for x, y in zip(a.run(None, feeds), b.run(None, feeds), strict=True):
             if x.shape != y.shape:
-                return math.inf
-            worst = max(worst, float(np.max(np.abs(x.astype(np.float64) - y))) if x.size else 0.0)
-    return worst
+                return math.inf, -math.inf
+            if not x.size:
+                continue
+            error = x.astype(np.float64) - y
+            worst = max(worst, float(np.max(np.abs(error))))
+            noise = float(np.mean(error**2))
+            if noise > 0:
+                lowest_snr = min(lowest_snr, 10 * math.log10(float(np.mean(x.astype(np.float64) ** 2)) / noise))
+    return worst, lowest_snr
 
 
 def probe_inputs(session: ort.InferenceSession, text_length: int, latent_length: int, seed: int = 0) -> dict[str, np.ndarray]:
@@ -195,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m supertonic_engine.optimize", description=__doc__.splitlines()[0])
     parser.add_argument("model", help="model directory in the official layout")
     parser.add_argument("--out", default=None, help="where to write the prepared graphs (default: MODEL/prepared)")
+    parser.add_argument("--precision", choices=PRECISIONS, default="fp32", help="int8: also quantize the encoder's and estimator's MatMuls (into MODEL/prepared-int8)")
+    parser.add_argument("--isa", choices=("auto", *INT8_TARGETS), default="auto", help="int8 settings for this CPU (auto) or for a VNNI or AVX2 one")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
     return prepared.prepare_command(args)
