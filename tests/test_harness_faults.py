@@ -53,7 +53,7 @@ def single_result(local, event: dict) -> dict:
     """The one manifest and the one audio object the event left, checked against each other."""
     obj = event["Records"][0]["s3"]["object"]
     relative = unquote_plus(obj["key"]).removeprefix("input/")
-    listing = local.s3.client.list_objects_v2(Bucket=OUTPUT_BUCKET, Prefix=f"output/{relative}/")
+    listing = local.s3.client.list_objects_v2(Bucket=OUTPUT_BUCKET, Prefix=f"output/results/{relative}/")
     keys = sorted(item["Key"] for item in listing.get("Contents", []))
     manifests = [key for key in keys if key.endswith(MANIFEST)]
     audio = [key for key in keys if not key.endswith(MANIFEST)]

@@ -123,7 +123,7 @@ class FaultSchedule:
     ) -> FaultSchedule:
         """Request numbers 1..``requests`` each get a fault with probability ``rate``, its kind drawn
         from ``kinds``: the same seed gives the same schedule, so a failing run can be replayed."""
-        draw = random.Random(seed)
+        draw = random.Random(seed)  # a replayable test schedule, not a secret  # nosec B311
         rules = tuple(
             Rule(draw.choice(kinds), request=number)
             for number in range(1, requests + 1)

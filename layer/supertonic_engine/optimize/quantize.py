@@ -47,7 +47,8 @@ SETTINGS = {
     "vnni": QuantSettings(isa="vnni", reduce_range=False),
     "avx2": QuantSettings(isa="avx2", reduce_range=True),
 }
-assert tuple(SETTINGS) == INT8_TARGETS
+if tuple(SETTINGS) != INT8_TARGETS:  # a check that must hold under python -O too
+    raise RuntimeError(f"int8 settings {tuple(SETTINGS)} do not match the targets {INT8_TARGETS}")
 
 
 def settings_for(isa: str) -> QuantSettings:
