@@ -99,6 +99,27 @@ class NotConfigured(SupertonicError):
     code = "not_configured"
 
 
+class NotAcceptable(InvalidRequest):
+    code = "not_acceptable"
+    field = "accept"
+
+    def __init__(self, accept: str, offered: Iterable[str]) -> None:
+        super().__init__(f"accept {accept!r} excludes every type this route answers with: {', '.join(offered)}")
+
+
+class MalformedEvent(InvalidRequest):
+    """An event of a known source with a part missing or of the wrong type.
+
+    Lambda's own events are well formed; this is a hand-made one (a test, a direct invoker),
+    refused before anything is read, stored or rendered. ``field`` is the part's path in the event.
+    """
+
+    code = "malformed_event"
+
+    def __init__(self, path: str, expected: str) -> None:
+        super().__init__(f"event part {path} must be {expected}", field=path)
+
+
 class UnknownEvent(InvalidRequest):
     code = "unknown_event"
     field = "event"
@@ -119,6 +140,7 @@ HTTP_STATUS: Mapping[type[BaseException], int] = {
     JobNotFound: 404,
     ObjectMissing: 404,
     MethodNotAllowed: 405,
+    NotAcceptable: 406,
     TextTooLong: 413,
     ObjectTooLarge: 413,
     ResponseTooLarge: 413,
@@ -150,15 +172,29 @@ def http_status(error: BaseException) -> int:
 
 
 def error_detail(error: BaseException, request_id: str | None = None) -> dict[str, Any]:
-    """``{"code", "message", "field"}``; an unexpected exception's text stays in the logs."""
+    """``{"code", "message", "field"}``; an unexpected exception's text stays in the logs.
+
+    A field may name what the caller sent (an unknown key), and JSON can carry a lone surrogate
+    (``"\\udfff"``) that UTF-8 cannot: such a character is written as its escape, so every
+    error encodes, whichever serializer sends it.
+    """
     if isinstance(error, SupertonicError):
-        return error.to_dict()
+        return {name: _encodable(value) for name, value in error.to_dict().items()}
     where = f" (request {request_id})" if request_id else ""
     return {"code": INTERNAL_ERROR_CODE, "message": f"internal error{where}; see the function's logs", "field": None}
 
 
+def _encodable(value: str | None) -> str | None:
+    return value if value is None else value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def error_body(error: BaseException, request_id: str | None = None) -> dict[str, Any]:
     return {"error": error_detail(error, request_id)}
+
+
+def error_result(error: BaseException, request_id: str | None = None) -> dict[str, Any]:
+    """What an invoker that is not a function URL reads: the error body and the HTTP status it stands for."""
+    return error_body(error, request_id) | {"status": http_status(error)}
 
 
 def log_error(error: BaseException, action: str, **context: Any) -> None:
