@@ -76,6 +76,11 @@ def test_a_malformed_function_url_event_is_a_400_naming_the_part(app: Any, chang
     assert error["code"] == "malformed_event" and error["field"] == field
 
 
+def test_a_malformed_head_request_is_answered_without_a_body(app: Any) -> None:
+    result = _invoke(app, _event("furl_get_health", requestContext__http__method="HEAD", rawPath=5))
+    assert result["statusCode"] == 400 and result["body"] == "" and int(result["headers"]["content-length"]) > 0
+
+
 def test_a_bare_payload_2_event_is_answered(app: Any) -> None:
     answer = _http(app, {"version": "2.0", "requestContext": {"http": {}}})
     assert answer.status == 400 and answer.json()["error"]["field"] == "requestContext.http.method"
@@ -99,6 +104,13 @@ def test_a_bare_payload_2_event_is_answered(app: Any) -> None:
         ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
           "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "eTag": 7}}},
          "Records[0].s3.object.eTag"),
+        # ETags and version ids are visible ASCII: the revision becomes part of the result's key.
+        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
+          "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "eTag": "\udfffab"}}},
+         "Records[0].s3.object.eTag"),
+        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
+          "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "versionId": "v 1"}}},
+         "Records[0].s3.object.versionId"),
         # S3 keys are at most 1,024 bytes of UTF-8: a longer one names no object S3 could hold.
         ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
           "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/" + "a" * 1100 + ".txt"}}},
@@ -128,6 +140,15 @@ def test_a_domain_name_that_is_not_a_host_is_refused(app: Any, s3: Any) -> None:
     answer = _http(app, _event("furl_post_job", requestContext__domainName="evil.example\r\nset-cookie: a=1"))
     assert answer.status == 400 and answer.json()["error"]["field"] == "requestContext.domainName"
     assert s3.list_objects_v2(Bucket=INPUT_BUCKET).get("KeyCount") == 0
+
+
+@pytest.mark.parametrize("path", ["/v1/tts", "/v1/audio/speech"])
+def test_a_number_past_float_range_is_a_400(app: Any, path: str) -> None:
+    event = _event("furl_post_tts", rawPath=path, requestContext__http__path=path)
+    text = "input" if path == "/v1/audio/speech" else "text"
+    event["body"] = '{"%s": "Hi.", "speed": 1%s}' % (text, "0" * 400)  # JSON has no limit; float() has
+    answer = _http(app, event)
+    assert answer.status == 400 and answer.json()["error"]["field"] == "speed"
 
 
 # --- text and names UTF-8 cannot carry -------------------------------------------------------------

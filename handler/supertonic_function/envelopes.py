@@ -20,6 +20,8 @@ from .errors import MalformedEvent
 S3_KEY_MAX_BYTES = 1024
 # A host name with an optional port: the domain name becomes a Location header, so nothing else may pass.
 HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?")
+# What S3's ETags and version ids are made of; the revision they name becomes part of a result key.
+_VISIBLE_ASCII = re.compile(r"[\x21-\x7e]*")
 _ABSENT = object()
 
 
@@ -43,6 +45,14 @@ def check_function_url(event: Mapping[str, Any]) -> None:
         raise MalformedEvent("isBase64Encoded", "true or false")
 
 
+def method_of(event: Mapping[str, Any]) -> str | None:
+    """The HTTP method of a payload 2.0 event, upper case, or None where the envelope has none to read."""
+    context = event.get("requestContext")
+    http = context.get("http") if isinstance(context, Mapping) else None
+    method = http.get("method") if isinstance(http, Mapping) else None
+    return method.upper() if isinstance(method, str) else None
+
+
 def check_s3(event: Mapping[str, Any]) -> None:
     """An S3 notification: every record names a bucket and a key S3 could hold; a bad one refuses them all."""
     for index, record in enumerate(event["Records"]):
@@ -60,8 +70,9 @@ def check_s3(event: Mapping[str, Any]) -> None:
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
             raise MalformedEvent(f"{at}.s3.object.size", "the object's size in bytes, a whole number")
         for part in ("eTag", "versionId"):
-            if announced.get(part) is not None and not isinstance(announced[part], str):
-                raise MalformedEvent(f"{at}.s3.object.{part}", "a string")
+            value = announced.get(part)
+            if value is not None and not (isinstance(value, str) and _VISIBLE_ASCII.fullmatch(value)):
+                raise MalformedEvent(f"{at}.s3.object.{part}", "S3's string of visible ASCII characters")
         if not isinstance(record.get("eventName", _ABSENT), str):
             raise MalformedEvent(f"{at}.eventName", "a string such as 'ObjectCreated:Put'")
 

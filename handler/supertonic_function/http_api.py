@@ -33,7 +33,7 @@ from supertonic_engine.errors import SupertonicError
 from supertonic_engine.synthesis import DEFAULT_VOICE
 
 from . import jobs
-from .envelopes import check_function_url
+from .envelopes import check_function_url, method_of
 from .errors import (
     InvalidJson,
     MalformedEvent,
@@ -297,7 +297,7 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
         check_function_url(event)
     except MalformedEvent as error:  # not an HttpCall: its views would read the broken parts
         log_error(error, "request")
-        return error_response(error, request_id=request_id)
+        return _as_sent(method_of(event), error_response(error, request_id=request_id))
     call = HttpCall(LambdaFunctionUrlEvent(event), request_id, context, cold_start)
     extra_headers = _cors_headers(service, call)
     try:
@@ -308,7 +308,11 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
         if isinstance(error, MethodNotAllowed):
             extra_headers["allow"] = ", ".join(error.allowed)
     response["headers"].update(extra_headers)
-    return without_body(response) if call.method == "HEAD" else response
+    return _as_sent(call.method, response)
+
+
+def _as_sent(method: str | None, response: dict[str, Any]) -> dict[str, Any]:
+    return without_body(response) if method == "HEAD" else response
 
 
 def _route(service: Service, call: HttpCall) -> dict[str, Any]:
