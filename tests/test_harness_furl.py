@@ -164,3 +164,9 @@ def test_a_request_with_an_unreadable_length_is_a_400(url_server):
         assert response.status == 400 and response.read()
     finally:
         connection.close()
+
+
+def test_every_method_reaches_the_function(url_server):
+    for method in ("TRACE", "QUERY", "PROPFIND"):
+        status, _, body = _request(url_server.url, method)
+        assert status == 400 and "seconds" in json.loads(body)["error"], method  # the function's answer, not a 501

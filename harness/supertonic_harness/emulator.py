@@ -150,7 +150,12 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(response.body)
 
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _invoke
+    def __getattr__(self, name: str) -> Any:
+        """``do_<METHOD>`` for every method (TRACE, QUERY, ...): the function, not the server, says
+        which ones a path takes (a 405 with Allow), as behind a function URL."""
+        if name.startswith("do_"):
+            return self._invoke
+        raise AttributeError(name)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silenced: ``_invoke`` logs one richer line per request."""
