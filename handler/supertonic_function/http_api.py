@@ -20,10 +20,12 @@ is read through Powertools' ``LambdaFunctionUrlEvent`` data class.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
+from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -64,6 +66,7 @@ CORS_EXPOSE_HEADERS = (
     "x-supertonic-chunks", "x-supertonic-model", "x-supertonic-error", "location",
 )
 CORS_MAX_AGE_S = 3600
+OPENAPI_FILE = "openapi.json"
 JSON_TYPES = ("application/json", "")  # no content-type at all is read as JSON too
 FORM_TYPE = "application/x-www-form-urlencoded"
 JSON_TYPE = "application/json"
@@ -202,6 +205,11 @@ class Route:
     endpoint: Endpoint
     audio: bool = False  # answers audio or JSON as Accept says (the endpoint negotiates); else JSON only
 
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """HEAD wherever GET (RFC 9110 §9.3.2: the same answer without the body)."""
+        return (self.method, "HEAD") if self.method == "GET" else (self.method,)
+
     @cached_property
     def pattern(self) -> re.Pattern[str]:
         return re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", self.template) + "$")
@@ -264,6 +272,16 @@ def job_status(service: Service, _call: HttpCall, params: dict[str, str]) -> dic
     return json_response(200, jobs.status(service, params["job_id"]))
 
 
+def openapi(_service: Service, _call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+    return json_response(200, openapi_document())
+
+
+@lru_cache(maxsize=1)
+def openapi_document() -> dict[str, Any]:
+    """This API as OpenAPI 3.1, kept beside the code (tests/test_openapi.py holds the two together)."""
+    return json.loads(resources.files(__package__).joinpath(OPENAPI_FILE).read_text(encoding="utf-8"))
+
+
 def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, Any]:
     # Before synthesis: a request nobody can accept the answer to costs nothing.
     answer = call.negotiate([audio_format(request.format).content_type.split(";")[0], JSON_TYPE])
@@ -285,6 +303,7 @@ ROUTES = (
     Route("POST", "/v1/audio/speech", speak_openai, audio=True),
     Route("POST", "/v1/jobs", submit_job),
     Route("GET", "/v1/jobs/{job_id}", job_status),
+    Route("GET", "/openapi.json", openapi),
 )
 
 
@@ -315,18 +334,22 @@ def _as_sent(method: str | None, response: dict[str, Any]) -> dict[str, Any]:
     return without_body(response) if method == "HEAD" else response
 
 
+def served() -> list[tuple[str, str]]:
+    """Every ``(method, path template)`` answered; the OpenAPI document lists exactly these."""
+    return [(method, route.template) for route in ROUTES for method in route.methods]
+
+
 def _route(service: Service, call: HttpCall) -> dict[str, Any]:
-    method = "GET" if call.method == "HEAD" else call.method  # HEAD is GET without the body (RFC 9110 §9.3.2)
-    allowed = []
+    allowed: list[str] = []
     for route in ROUTES:
         params = route.match(call.path)
         if params is None:
             continue
-        if route.method == method:
+        if call.method in route.methods:
             if not route.audio:
                 call.negotiate([JSON_TYPE])
             return route.endpoint(service, call, params)
-        allowed += [route.method, "HEAD"] if route.method == "GET" else [route.method]
+        allowed += route.methods
     if not allowed:
         raise RouteNotFound(call.path, (f"{r.method} {r.template}" for r in ROUTES))
     if call.method == "OPTIONS":  # a CORS preflight; the headers are added by handle()

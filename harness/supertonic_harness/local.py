@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,8 +112,11 @@ def start_local_function(
     rie_port: int | None = None,
     echo: Callable[[str], None] | None = None,
     need_s3: bool = False,
+    environment_overrides: Mapping[str, str] | None = None,
 ) -> LocalFunction:
-    """Start everything ``args`` (from ``add_function_arguments``) describes; close() undoes it all."""
+    """Start everything ``args`` (from ``add_function_arguments``) describes; close() undoes it all.
+
+    ``environment_overrides`` win over the template's variables (a test's smaller limits, say)."""
     notes: list[str] = []
     environment: dict[str, str] = {}
     timeout_s = args.timeout
@@ -147,6 +150,7 @@ def start_local_function(
             s3 = stack.enter_context(LocalS3())
             s3.create_buckets(buckets)
             environment.update(s3.function_environment())
+        environment.update(environment_overrides or {})
         function = FunctionSpec(
             handler=args.handler,
             task_root=Path(args.task_root).resolve(),
