@@ -3,7 +3,7 @@
 Whatever arrives (tests/event_fuzzer.py makes function URL requests, direct invokes, S3
 notifications and other JSON, mostly malformed), the answer must hold:
 - the handler returns (no exception: the runtime would hand the caller a stack trace) and its
-  result encodes as JSON in UTF-8, as the runtime sends it;
+  result encodes as JSON in UTF-8, as the runtime sends it; every log line reaches a UTF-8 stdout;
 - no 5xx but 503 (the function cannot serve) and 504 (the deadline passed);
 - every error is ``{"error": {"code", "message", "field"}}`` and nothing names a file or a trace;
 - a function URL answer is one HTTP can carry, and its headers match the audio: the content type
@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import json
+import logging
 import os
 import re
 import sys
@@ -80,7 +82,29 @@ def fuzz_service(app: Any, s3: Any, monkeypatch: pytest.MonkeyPatch) -> list[tup
     return stored
 
 
-def test_no_generated_event_breaks_the_handler(app: Any, fuzz_service: list[tuple[str, str]], capsys: pytest.CaptureFixture[str]) -> None:
+class _StrictStdout(io.TextIOBase):
+    """Lambda's stdout as the log handler meets it: UTF-8, strict (what it cannot encode is lost)."""
+
+    def write(self, text: str) -> int:
+        text.encode("utf-8")
+        return len(text)
+
+
+@pytest.fixture
+def lost_log_lines(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[logging.LogRecord]:
+    """The function's log records its stdout could not take (logging swallows the error; the line is gone)."""
+    from supertonic_function.telemetry import logger
+
+    handler = logger.registered_handler
+    lost: list[logging.LogRecord] = []
+    monkeypatch.setattr(handler, "stream", _StrictStdout())
+    monkeypatch.setattr(handler, "handleError", lost.append)
+    return lost
+
+
+def test_no_generated_event_breaks_the_handler(
+    app: Any, fuzz_service: list[tuple[str, str]], lost_log_lines: list[logging.LogRecord], capsys: pytest.CaptureFixture[str]
+) -> None:
     fuzzer = EventFuzzer(SEED, corpus=[load_event(p) for p in event_files()], input_bucket=INPUT_BUCKET,
                          output_bucket=OUTPUT_BUCKET, objects=fuzz_service)
     kinds: Counter[str] = Counter()
@@ -100,6 +124,9 @@ def test_no_generated_event_breaks_the_handler(app: Any, fuzz_service: list[tupl
         finally:
             seconds[fuzz.kind] += time.perf_counter() - began
         problems, status, audio = check(fuzz, result)
+        if lost_log_lines:
+            problems.append(f"log lines lost: {[record.getMessage() for record in lost_log_lines]}")
+            lost_log_lines.clear()
         statuses[status] += 1
         synthesized += audio
         if problems:

@@ -180,6 +180,23 @@ def test_an_unknown_field_named_by_a_lone_surrogate_is_answered_in_utf_8(app: An
     assert error["code"] == "invalid_parameter" and error["field"] == "\\udfff"
 
 
+def test_a_log_line_naming_a_lone_surrogate_still_reaches_stdout(app: Any) -> None:
+    import io
+
+    from supertonic_function.telemetry import logger
+
+    # Lambda's stdout encodes UTF-8 strictly: a line that cannot be encoded is lost to a "Logging error".
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True)
+    previous = logger.registered_handler.setStream(stdout)  # type: ignore[attr-defined]
+    try:
+        _http(app, _event("furl_get_voices", rawPath="/\udfff", requestContext__http__path="/\udfff"))
+    finally:
+        logger.registered_handler.setStream(previous)  # type: ignore[attr-defined]
+    lines = [json.loads(line) for line in stdout.buffer.getvalue().decode("utf-8").splitlines()]  # type: ignore[attr-defined]
+    refused = next(line for line in lines if line.get("message") == "request refused")
+    assert refused["path"] == "/\udfff" and refused["error"]["code"] == "not_found"  # JSON's escape read back
+
+
 # --- HEAD, Accept, numbers in query strings ----------------------------------------------------------------
 
 
