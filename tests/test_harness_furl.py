@@ -100,13 +100,17 @@ def url_server():
             server.stop()
 
 
-def _post(url, body, content_type):
-    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": content_type})
+def _request(url, method="GET", headers=None, body=None):
+    request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read()
+
+
+def _post(url, body, content_type):
+    return _request(url, "POST", {"Content-Type": content_type}, body)
 
 
 def test_http_request_through_the_function_url_returns_decodable_audio(url_server):
@@ -131,15 +135,6 @@ def test_handler_answers_pass_through_and_failures_become_502(url_server):
     assert status == 400 and "seconds" in json.loads(body)["error"]
     status, _, body = _post(url_server.url + "crash", b"{}", "application/json")
     assert status == 502 and json.loads(body) == {"Message": "Internal Server Error"}
-
-
-def _request(url, method="GET", headers=None, body=None):
-    request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, response.headers, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.headers, error.read()
 
 
 def test_an_answer_utf_8_cannot_encode_is_a_502_not_a_dropped_connection(url_server):
