@@ -68,6 +68,26 @@ def test_handler_response_becomes_http():
     assert (plain.status, plain.header("content-type"), json.loads(plain.body)) == (200, "application/json", {"ok": True})
 
 
+@pytest.mark.parametrize(
+    ("result", "problem"),
+    [
+        ({"statusCode": 200, "body": "\udfff"}, "UTF-8"),
+        ({"statusCode": 200, "isBase64Encoded": True, "body": "not base64!"}, "base64"),
+        ({"statusCode": "two hundred", "body": ""}, "statusCode"),
+        ({"statusCode": 42, "body": ""}, "statusCode"),
+        ({"statusCode": 200, "headers": ["content-type"], "body": ""}, "headers"),
+        ({"statusCode": 200, "headers": {"location": "/a\r\nset-cookie: x=1"}, "body": ""}, "location"),
+        ({"statusCode": 200, "headers": {"x-name": "\u4e00"}, "body": ""}, "x-name"),
+        ({"statusCode": 200, "headers": {"bad name": "1"}, "body": ""}, "bad name"),
+        ({"statusCode": 200, "cookies": "a=1", "body": ""}, "cookies"),
+    ],
+)
+def test_an_answer_no_http_response_can_carry_is_a_502_that_says_why(result, problem):
+    response = result_to_http(result)
+    assert response.status == 502 and json.loads(response.body) == {"Message": "Internal Server Error"}
+    assert problem in response.problem
+
+
 @pytest.fixture(scope="module")
 def url_server():
     args = function_args("--handler", "sample_functions.url_tone", "--task-root", str(FIXTURES),
@@ -80,13 +100,17 @@ def url_server():
             server.stop()
 
 
-def _post(url, body, content_type):
-    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": content_type})
+def _request(url, method="GET", headers=None, body=None):
+    request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read()
+
+
+def _post(url, body, content_type):
+    return _request(url, "POST", {"Content-Type": content_type}, body)
 
 
 def test_http_request_through_the_function_url_returns_decodable_audio(url_server):
@@ -111,3 +135,33 @@ def test_handler_answers_pass_through_and_failures_become_502(url_server):
     assert status == 400 and "seconds" in json.loads(body)["error"]
     status, _, body = _post(url_server.url + "crash", b"{}", "application/json")
     assert status == 502 and json.loads(body) == {"Message": "Internal Server Error"}
+
+
+def test_an_answer_utf_8_cannot_encode_is_a_502_not_a_dropped_connection(url_server):
+    status, _, body = _post(url_server.url + "surrogate", b"{}", "application/json")
+    assert status == 502 and json.loads(body) == {"Message": "Internal Server Error"}
+
+
+def test_head_keeps_the_length_the_function_gives(url_server):
+    status, headers, body = _request(url_server.url + "length", "HEAD")
+    assert (status, headers["content-length"], body) == (200, "1234", b"")
+
+
+def test_a_request_with_an_unreadable_length_is_a_400(url_server):
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", url_server.server_address[1], timeout=30)
+    try:
+        connection.putrequest("POST", "/")
+        connection.putheader("content-length", "lots")
+        connection.endheaders()
+        response = connection.getresponse()
+        assert response.status == 400 and response.read()
+    finally:
+        connection.close()
+
+
+def test_every_method_reaches_the_function(url_server):
+    for method in ("TRACE", "QUERY", "PROPFIND"):
+        status, _, body = _request(url_server.url, method)
+        assert status == 400 and "seconds" in json.loads(body)["error"], method  # the function's answer, not a 501

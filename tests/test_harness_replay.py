@@ -140,6 +140,25 @@ def test_oom_under_a_small_profile_and_broken_expectations_fail_the_run(tmp_path
     assert "OOM-killed at 200 MB" in printed and "FAIL" in printed
 
 
+def test_an_answer_no_http_response_can_carry_fails_its_row_not_the_run(tmp_path, capsys):
+    (tmp_path / "a_bad.json").write_text(json.dumps({"action": "respond", "response": {"statusCode": 200, "body": "\udfff"}}))
+    (tmp_path / "b_good.json").write_text('{"action": "tone", "seconds": 0.2}')
+    report_path = tmp_path / "report.json"
+    status = run_command("replay", str(tmp_path / "*.json"), *sample_replay_args("--report", str(report_path)))
+    rows = {r["event"]: r for r in json.loads(report_path.read_text())["invocations"]}
+    assert status == 1, capsys.readouterr()
+    assert rows["a_bad"]["status"] == 502
+    assert [f for f in rows["a_bad"]["failures"] if "UTF-8" in f]
+    assert rows["b_good"]["failures"] == [] and rows["b_good"]["audio_s"] == pytest.approx(0.2)
+
+
+def test_a_seed_utf_8_cannot_encode_is_refused_by_name(tmp_path):
+    record = {"s3": {"bucket": {"name": "in"}, "object": {"key": "input/a.txt"}}}
+    (tmp_path / "lone.json").write_text(json.dumps({"Records": [record], "_s3_object": {"text": "a\udfffb"}}))
+    with pytest.raises(EventError, match="lone.json.*UTF-8"):
+        collect([str(tmp_path / "lone.json")])
+
+
 def test_run_that_cannot_start_exits_2_with_the_reason(tmp_path, capsys):
     assert run_command("replay", str(tmp_path / "none.json"), *sample_replay_args()) == 2
     assert "no such event file" in capsys.readouterr().err

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import error_body, http_status, log_error
+from .errors import error_result, log_error
 from .rendering import render, synthesis_budget_s
 from .request import parse_request
 from .responses import direct_success
@@ -28,4 +28,4 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
         return direct_success(service, rendered, request_id=request_id)
     except Exception as error:
         log_error(error, "direct invoke")
-        return error_body(error, request_id) | {"status": http_status(error)}
+        return error_result(error, request_id)

@@ -117,6 +117,27 @@ class RecordsLeft(SupertonicError):
         )
 
 
+class NotAcceptable(InvalidRequest):
+    code = "not_acceptable"
+    field = "accept"
+
+    def __init__(self, accept: str, offered: Iterable[str]) -> None:
+        super().__init__(f"accept {accept!r} excludes every type this route answers with: {', '.join(offered)}")
+
+
+class MalformedEvent(InvalidRequest):
+    """An event of a known source with a part missing or of the wrong type.
+
+    Lambda's own events are well formed; this is a hand-made one (a test, a direct invoker),
+    refused before anything is read, stored or rendered. ``field`` is the part's path in the event.
+    """
+
+    code = "malformed_event"
+
+    def __init__(self, path: str, expected: str) -> None:
+        super().__init__(f"event part {path} must be {expected}", field=path)
+
+
 class UnknownEvent(InvalidRequest):
     code = "unknown_event"
     field = "event"
@@ -137,6 +158,7 @@ HTTP_STATUS: Mapping[type[BaseException], int] = {
     JobNotFound: 404,
     ObjectMissing: 404,
     MethodNotAllowed: 405,
+    NotAcceptable: 406,
     TextTooLong: 413,
     ObjectTooLarge: 413,
     ResponseTooLarge: 413,
@@ -208,6 +230,11 @@ def _utf8_safe(value: str | None) -> str | None:
 
 def error_body(error: BaseException, request_id: str | None = None) -> dict[str, Any]:
     return {"error": error_detail(error, request_id)}
+
+
+def error_result(error: BaseException, request_id: str | None = None) -> dict[str, Any]:
+    """What an invoker that is not a function URL reads: the error body and the HTTP status it stands for."""
+    return error_body(error, request_id) | {"status": http_status(error)}
 
 
 def log_error(error: BaseException, action: str, **context: Any) -> None:

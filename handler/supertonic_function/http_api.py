@@ -8,6 +8,10 @@
     GET  /v1/jobs/{job_id}         the job's manifest, with an audio link once done
     GET  /v1/voices                voices, aliases, languages, formats
     GET  /health                   model kind, precision, CPU, version, cold start
+    GET  /openapi.json             this API as an OpenAPI 3.1 document
+
+HEAD is answered wherever GET is (the same status and headers, no body); ``Accept`` picks JSON or
+audio by its q-values, and one that excludes everything a route can answer is a 406.
 
 Routing is a small table rather than Powertools' ``LambdaFunctionUrlResolver``: the resolver
 answers a known path with the wrong method as 404 and shapes its own error bodies, while this API
@@ -17,25 +21,36 @@ is read through Powertools' ``LambdaFunctionUrlEvent`` data class.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
+from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
-from supertonic_engine.audio import available_formats
+from supertonic_engine.audio import audio_format, available_formats
 from supertonic_engine.errors import SupertonicError
 from supertonic_engine.synthesis import DEFAULT_VOICE
 
 from . import jobs
-from .errors import InvalidJson, MethodNotAllowed, RouteNotFound, UnsupportedMediaType, log_error
+from .envelopes import check_function_url, method_of
+from .errors import (
+    InvalidJson,
+    MalformedEvent,
+    MethodNotAllowed,
+    NotAcceptable,
+    RouteNotFound,
+    UnsupportedMediaType,
+    log_error,
+)
 from .openai import parse_openai_request
 from .playground import page_response
 from .rendering import render, synthesis_budget_s
 from .request import TtsRequest, parse_json, parse_request
-from .responses import empty_response, error_response, http_success, json_response
+from .responses import empty_response, error_response, http_success, json_response, without_body
 from .service import Service
 from .voices import describe_voices
 
@@ -53,8 +68,15 @@ CORS_EXPOSE_HEADERS = (
     "x-supertonic-chunks", "x-supertonic-model", "x-supertonic-precision", "x-supertonic-error", "location",
 )
 CORS_MAX_AGE_S = 3600
+OPENAPI_FILE = "openapi.json"
 JSON_TYPES = ("application/json", "")  # no content-type at all is read as JSON too
 FORM_TYPE = "application/x-www-form-urlencoded"
+JSON_TYPE = "application/json"
+# Audio is bytes too: OpenAI's SDK asks for speech with ``Accept: application/octet-stream``.
+BINARY_TYPE = "application/octet-stream"
+# One media range of an Accept header and its weight (RFC 9110 §12.4.2, §12.5.1).
+_MEDIA_RANGE = re.compile(r"\s*([\w.+*-]+/[\w.+*-]+)\s*((?:;[^;]*)*)")
+_QVALUE = re.compile(r";\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)\s*(?:;|$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -93,6 +115,13 @@ class HttpCall:
         except (UnicodeDecodeError, ValueError):
             raise InvalidJson("the body is not UTF-8 text; send JSON encoded as UTF-8") from None
 
+    def url(self, path: str) -> str:
+        """An absolute URL on the host the request came to, such as a job's status URL."""
+        domain = self.event["requestContext"].get("domainName")
+        if not domain:
+            raise MalformedEvent("requestContext.domainName", "the function URL's host name, to build links on")
+        return f"https://{domain}{path}"
+
     def json_body(self) -> object:
         """The body as JSON; ``curl -d '{...}'`` labels JSON as a form by default, so that is JSON too."""
         is_json = self.media_type in JSON_TYPES or self.media_type.endswith("+json")
@@ -105,11 +134,11 @@ class HttpCall:
     def sent_fields(self) -> tuple[object, bool]:
         """The request's fields as sent, and whether they are strings (query, form, text/plain).
 
-        GET reads the query string. A text/plain body is the text itself, with the options in the
+        GET (and HEAD) reads the query string. A text/plain body is the text itself, with the options in the
         query; form fields (an HTML form, ``curl --data-urlencode``) are strings like a query;
         anything else is JSON.
         """
-        if self.method == "GET":
+        if self.method in ("GET", "HEAD"):
             return self.query, True
         if self.media_type == "text/plain":
             return {**self.query, "text": self.body_text}, True
@@ -120,16 +149,17 @@ class HttpCall:
     def _looks_like_json(self) -> bool:
         return self.body_text.lstrip().startswith(("{", "["))
 
-    @property
-    def wants_json(self) -> bool:
-        """``Accept: application/json`` asks for the audio base64-encoded inside a JSON document."""
-        for media_range in self.header("accept").split(","):
-            media = media_range.split(";")[0].strip().lower()
-            if media == "application/json":
-                return True
-            if media.startswith("audio/"):
-                return False
-        return False
+    def negotiate(self, offered: Sequence[str]) -> str:
+        """The offered media type ``Accept`` weighs highest; on a tie the one it names more exactly,
+        then the first offered (no ``Accept``: the first). ``NotAcceptable`` when it excludes them all."""
+        accept = self.header("accept").strip()
+        if not accept:
+            return offered[0]
+        ranges = accept_ranges(accept)
+        best = max(offered, key=lambda media: acceptance(media, ranges))
+        if acceptance(best, ranges)[0] <= 0:
+            raise NotAcceptable(accept, offered)
+        return best
 
     @property
     def wants_html(self) -> bool:
@@ -156,11 +186,40 @@ class HttpCall:
 Endpoint = Callable[[Service, HttpCall, dict[str, str]], dict[str, Any]]
 
 
+def accept_ranges(accept: str) -> list[tuple[str, float]]:
+    """``(media range, q)`` for each well-formed range of an Accept header; the rest are ignored."""
+    ranges = []
+    for part in accept.split(","):
+        found = _MEDIA_RANGE.fullmatch(part)
+        if found is None:
+            continue
+        weight = _QVALUE.search(found.group(2))
+        ranges.append((found.group(1).lower(), float(weight.group(1)) if weight else 1.0))
+    return ranges
+
+
+def acceptance(media: str, ranges: Sequence[tuple[str, float]]) -> tuple[float, int]:
+    """``(q, exactness)`` of ``media`` under the most specific range that matches it (``q`` 0: excluded)."""
+    weights = dict(ranges)
+    kind = media.split("/")[0]
+    best = next(((weights[name], exactness) for exactness, name in ((2, media), (1, f"{kind}/*"), (0, "*/*"))
+                 if name in weights), (0.0, -1))
+    if kind == "audio" and BINARY_TYPE in weights:
+        best = max(best, (weights[BINARY_TYPE], 2))
+    return best
+
+
 @dataclass(frozen=True)
 class Route:
     method: str
     template: str
     endpoint: Endpoint
+    audio: bool = False  # answers audio or JSON as Accept says (the endpoint negotiates); else JSON only
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """HEAD wherever GET (RFC 9110 §9.3.2: the same answer without the body)."""
+        return (self.method, "HEAD") if self.method == "GET" else (self.method,)
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -221,8 +280,9 @@ def speak_openai(service: Service, call: HttpCall, _: dict[str, str]) -> dict[st
 
 
 def submit_job(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+    status_base = call.url("/v1/jobs/")  # before the job is stored: a stored job is always answered
     job = jobs.submit(service, call.json_body())
-    status_url = f"https://{call.event.request_context.domain_name}/v1/jobs/{job.job_id}"
+    status_url = status_base + job.job_id
     return json_response(202, job.accepted() | {"status_url": status_url}, {"location": status_url})
 
 
@@ -230,25 +290,38 @@ def job_status(service: Service, _call: HttpCall, params: dict[str, str]) -> dic
     return json_response(200, jobs.status(service, params["job_id"]))
 
 
+def openapi(_service: Service, _call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+    return json_response(200, openapi_document())
+
+
+@lru_cache(maxsize=1)
+def openapi_document() -> dict[str, Any]:
+    """This API as OpenAPI 3.1, kept beside the code (tests/test_openapi.py holds the two together)."""
+    return json.loads(resources.files(__package__).joinpath(OPENAPI_FILE).read_text(encoding="utf-8"))
+
+
 def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, Any]:
+    # Before synthesis: a request nobody can accept the answer to costs nothing.
+    answer = call.negotiate([audio_format(request.format).content_type.split(";")[0], JSON_TYPE])
     rendered = render(
         service.engine,
         request,
         budget_s=synthesis_budget_s(call.context, service.config.deadline_margin_s),
         source="http",
     )
-    return http_success(service, rendered, request_id=call.request_id, as_json=call.wants_json)
+    return http_success(service, rendered, request_id=call.request_id, as_json=answer == JSON_TYPE)
 
 
 ROUTES = (
     Route("GET", "/health", health),
     Route("GET", "/v1/voices", list_voices),
-    Route("GET", "/", home),
-    Route("POST", "/", speak),
-    Route("POST", "/v1/tts", speak),
-    Route("POST", "/v1/audio/speech", speak_openai),
+    Route("GET", "/", home, audio=True),
+    Route("POST", "/", speak, audio=True),
+    Route("POST", "/v1/tts", speak, audio=True),
+    Route("POST", "/v1/audio/speech", speak_openai, audio=True),
     Route("POST", "/v1/jobs", submit_job),
     Route("GET", "/v1/jobs/{job_id}", job_status),
+    Route("GET", "/openapi.json", openapi),
 )
 
 
@@ -257,6 +330,11 @@ ROUTES = (
 
 def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> dict[str, Any]:
     """Answer one function URL request; never raises, never leaks a stack trace."""
+    try:
+        check_function_url(event)
+    except MalformedEvent as error:  # not an HttpCall: its views would read the broken parts
+        log_error(error, "request")
+        return _as_sent(method_of(event), error_response(error, request_id=request_id))
     call = HttpCall(LambdaFunctionUrlEvent(event), request_id, context, cold_start)
     extra_headers = _cors_headers(service, call)
     try:
@@ -267,18 +345,29 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
         if isinstance(error, MethodNotAllowed):
             extra_headers["allow"] = ", ".join(error.allowed)
     response["headers"].update(extra_headers)
-    return response
+    return _as_sent(call.method, response)
+
+
+def _as_sent(method: str | None, response: dict[str, Any]) -> dict[str, Any]:
+    return without_body(response) if method == "HEAD" else response
+
+
+def served() -> list[tuple[str, str]]:
+    """Every ``(method, path template)`` answered; the OpenAPI document lists exactly these."""
+    return [(method, route.template) for route in ROUTES for method in route.methods]
 
 
 def _route(service: Service, call: HttpCall) -> dict[str, Any]:
-    allowed = []
+    allowed: list[str] = []
     for route in ROUTES:
         params = route.match(call.path)
         if params is None:
             continue
-        if route.method == call.method:
+        if call.method in route.methods:
+            if not route.audio:
+                call.negotiate([JSON_TYPE])
             return route.endpoint(service, call, params)
-        allowed.append(route.method)
+        allowed += route.methods
     if not allowed:
         raise RouteNotFound(call.path, (f"{r.method} {r.template}" for r in ROUTES))
     if call.method == "OPTIONS":  # a CORS preflight; the headers are added by handle()

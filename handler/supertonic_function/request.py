@@ -13,12 +13,20 @@ JSON text (a body, a job object) is read by ``parse_json``, which turns anything
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from supertonic_engine.audio import audio_format
-from supertonic_engine.errors import EmptyText, InvalidParameter, SupertonicError, TextTooLong, UnknownVoice
+from supertonic_engine.errors import (
+    EmptyText,
+    InvalidParameter,
+    SupertonicError,
+    TextTooLong,
+    UnknownVoice,
+    UnsupportedCharacters,
+)
 from supertonic_engine.synthesis import Limits, SynthesisOptions
 
 from .config import true_or_false
@@ -127,6 +135,10 @@ def check_text(text: object, limits: Limits | None, field: str = "text") -> str:
         raise _naming(field, EmptyText(f"{field} is missing: send the words to speak in the '{field}' field"))
     if not isinstance(text, str):
         raise InvalidParameter(f"{field} must be a string, got {type(text).__name__}", field=field)
+    # JSON can spell a lone surrogate ("\\ud800"); it is no character, and UTF-8 cannot store or send it.
+    surrogates = [c for c in text if "\ud800" <= c <= "\udfff"]
+    if surrogates:
+        raise _naming(field, UnsupportedCharacters(surrogates))
     if not text.strip():
         raise _naming(field, EmptyText(f"{field} is empty: send at least one speakable character"))
     if limits is not None:
@@ -173,11 +185,20 @@ def _from_string(name: str, value: object) -> object:
         raise InvalidParameter(f"{name}={value!r} is not a valid {convert.__name__.strip('_').replace('_', ' ')}", field=name) from None
 
 
+# Plain ASCII decimals: int() and float() also read "1_0", "١٠" (Arabic-Indic digits), "1e3" and "nan".
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+
+
 def _number(raw: str) -> float:
+    if not _DECIMAL.fullmatch(raw):
+        raise ValueError(raw)
     return float(raw)
 
 
 def _whole_number(raw: str) -> int:
+    if not _WHOLE.fullmatch(raw):
+        raise ValueError(raw)
     return int(raw)
 
 

@@ -44,6 +44,14 @@ def empty_response(status: int, headers: dict[str, str]) -> dict[str, Any]:
     return {"statusCode": status, "headers": dict(headers), "body": "", "isBase64Encoded": False}
 
 
+def without_body(response: dict[str, Any]) -> dict[str, Any]:
+    """The answer to HEAD: the GET answer's status and headers with its length, and no body."""
+    body = response["body"]
+    length = len(base64.b64decode(body)) if response["isBase64Encoded"] else len(body.encode("utf-8"))
+    headers = {**response["headers"], "content-length": str(length)}
+    return {**response, "headers": headers, "body": "", "isBase64Encoded": False}
+
+
 def binary_response(status: int, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
     return {
         "statusCode": status,

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from . import direct, http_api, s3_trigger
-from .errors import UnknownEvent, error_body, http_status
+from .envelopes import check_s3
+from .errors import MalformedEvent, UnknownEvent, error_result, log_error
 from .service import Service
 from .telemetry import logger
 
@@ -69,6 +70,11 @@ class S3NotificationSource:
 
     @staticmethod
     def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
+        try:
+            check_s3(event)
+        except MalformedEvent as error:  # S3 sends none: a hand-made event, answered and not retried
+            log_error(error, "s3 event")
+            return error_result(error, request_id)
         return s3_trigger.handle(service, event, request_id=request_id, context=context)
 
 
@@ -100,6 +106,6 @@ def dispatch(service: Service, event: Any, *, request_id: str, context: Any, col
     if source is None:
         error = UnknownEvent(event.keys() if isinstance(event, Mapping) else [])
         logger.warning("unknown event", extra={"error": error.to_dict()})
-        return error_body(error) | {"status": http_status(error)}
+        return error_result(error)
     logger.append_keys(event_source=source.name)
     return source.handle(service, event, request_id=request_id, context=context, cold_start=cold_start)

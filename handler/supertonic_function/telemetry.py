@@ -8,6 +8,7 @@ into metrics without any API call from the function.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,8 +19,17 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from .config import TelemetryNames
 
+
+
+def _log_line(entry: object) -> str:
+    """One JSON log line, as Powertools writes it, that stdout can always encode: a lone surrogate a
+    caller sent (JSON can spell one, and a refused path or field is logged) becomes its JSON escape."""
+    line = json.dumps(entry, default=str, separators=(",", ":"), ensure_ascii=False)
+    return line.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 _names = TelemetryNames.from_env()
-logger = Logger(service=_names.service)
+logger = Logger(service=_names.service, json_serializer=_log_line)
 metrics = Metrics(service=_names.service, namespace=_names.metrics_namespace)
 copy_config_to_registered_loggers(source_logger=logger, include={"supertonic_engine"})
 

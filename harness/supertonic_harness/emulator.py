@@ -36,6 +36,7 @@ from .sandbox import Invocation
 from .template import S3Trigger, trigger_for
 
 DEFAULT_PORT = 8000
+BAD_REQUEST = HttpResponse(400, [("content-type", "application/json")], b'{"Message":"Bad Request"}')
 DEFAULT_RIE_PORT = 9000
 
 
@@ -151,8 +152,13 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def _invoke(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length) if length else b""
+        length = self.headers.get("content-length") or "0"
+        if not (length.isascii() and length.isdigit()):
+            # The connection cannot be read past a body of unknown length: answer and close it.
+            self.close_connection = True
+            self._send(BAD_REQUEST)
+            return
+        body = self.rfile.read(int(length)) if int(length) else b""
         event = http_to_event(
             self.command,
             self.path,
@@ -164,19 +170,32 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
         before = self.server.watched_keys()
         invocation = self.server.local.sandbox.invoke(event)
         response = function_url_response(invocation)
-        self.server.log(f"{self.command} {self.path}: {summarize(invocation, response)}")
+        problem = f" ({response.problem})" if response.problem else ""
+        self.server.log(f"{self.command} {self.path}: {summarize(invocation, response)}{problem}")
+        self._send(response)
+
+    def _send(self, response: HttpResponse) -> None:
         self.send_response(response.status)
         for name, value in response.headers:
             if name.lower() not in ("content-length", "connection", "transfer-encoding"):
                 self.send_header(name, value)
-        self.send_header("content-length", str(len(response.body)))
+        if self.command != "HEAD":
+            self.send_header("content-length", str(len(response.body)))
+        elif response.header("content-length") is not None:
+            # HEAD has no body; its length is the one GET would send (RFC 9110 §9.3.2), as the function says.
+            self.send_header("content-length", response.header("content-length"))
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(response.body)
         self.wfile.flush()
         self.server.notify_since(before)
 
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _invoke
+    def __getattr__(self, name: str) -> Any:
+        """``do_<METHOD>`` for every method (TRACE, QUERY, ...): the function, not the server, says
+        which ones a path takes (a 405 with Allow), as behind a function URL."""
+        if name.startswith("do_"):
+            return self._invoke
+        raise AttributeError(name)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silenced: ``_invoke`` logs one richer line per request."""

@@ -99,7 +99,10 @@ def load(path: Path) -> ReplayEvent:
     expectations: dict[str, Any] = {}
     sidecar = path.with_name(path.name[: -len(path.suffix)] + EXPECT_SUFFIX)
     if sidecar.is_file():
-        expectations.update(json.loads(sidecar.read_text(encoding="utf-8")))
+        try:
+            expectations.update(json.loads(sidecar.read_text(encoding="utf-8")))
+        except ValueError as error:
+            raise EventError(f"{sidecar}: not a JSON object ({error})") from None
     expectations.update(payload.pop("_expect", None) or {})
     seed_spec = payload.pop("_s3_object", None)
     return ReplayEvent(
@@ -124,7 +127,11 @@ def _seed(spec: dict[str, Any], payload: dict[str, Any], path: Path) -> S3Seed:
     except (KeyError, IndexError, TypeError):
         raise EventError(f"{path}: _s3_object needs an S3 event (Records[0].s3.bucket/object)") from None
     if "text" in spec:
-        body = str(spec["text"]).encode("utf-8")
+        try:
+            body = str(spec["text"]).encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise EventError(f'{path}: _s3_object "text" holds {error.object[error.start]!r}, which UTF-8 cannot encode; '
+                             'bytes that are not UTF-8 go in a "file"') from None
     elif "file" in spec:
         body = (path.parent / spec["file"]).read_bytes()
     else:

@@ -4,23 +4,30 @@ The event has the shape Lambda sends for function URLs (``version`` "2.0", lower
 cookies split out, duplicate query parameters comma-joined, a base64 body unless the content type
 is text). The handler's answer becomes HTTP the way Lambda does it: ``statusCode``/``headers``/
 ``cookies``/``body`` (base64-decoded when ``isBase64Encoded``); any other JSON value is a 200
-``application/json`` body; a failed invocation is a 502.
+``application/json`` body; a failed invocation is a 502, and so is an answer no HTTP response can
+carry (a status out of range, a header with a line break, a body UTF-8 cannot encode), with the
+reason in ``HttpResponse.problem`` for the emulator's log and replay's report.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import json
+import re
 import time
 import uuid
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl
 
 URL_ID = "supertoniclocal"
 ACCOUNT_ID = "123456789012"
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript")
+# RFC 9110 §5.1 field names (tokens) and §5.5 values: visible Latin-1 text, spaces and tabs, no line breaks.
+_FIELD_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
 
 
 def is_text(content_type: str | None) -> bool:
@@ -105,6 +112,7 @@ class HttpResponse:
     status: int
     headers: list[tuple[str, str]] = field(default_factory=list)
     body: bytes = b""
+    problem: str | None = None  # why the function's answer became a 502, when it did
 
     def header(self, name: str) -> str | None:
         for key, value in self.headers:
@@ -116,14 +124,47 @@ class HttpResponse:
 INTERNAL_ERROR = HttpResponse(502, [("content-type", "application/json")], b'{"Message":"Internal Server Error"}')
 
 
+class _Unsendable(ValueError):
+    """A part of the function's answer that no HTTP response can carry."""
+
+
 def result_to_http(result: Any) -> HttpResponse:
-    """The HTTP response a function URL makes of a handler's return value."""
+    """The HTTP response a function URL makes of a handler's return value; never raises."""
     if not (isinstance(result, dict) and "statusCode" in result):
         return HttpResponse(200, [("content-type", "application/json")], json.dumps(result).encode())
-    headers = [(str(k), str(v)) for k, v in (result.get("headers") or {}).items()]
-    headers += [("set-cookie", str(c)) for c in result.get("cookies") or []]
+    try:
+        return _response(result)
+    except _Unsendable as error:
+        return replace(INTERNAL_ERROR, problem=str(error))
+
+
+def _response(result: Mapping[str, Any]) -> HttpResponse:
+    status = result["statusCode"]
+    if isinstance(status, str) and status.isascii() and status.isdigit():
+        status = int(status)
+    if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+        raise _Unsendable(f"statusCode {status!r} is not an HTTP status (100-599)")
+    headers = result.get("headers") or {}
+    if not isinstance(headers, Mapping):
+        raise _Unsendable("headers must be an object of names and values")
+    cookies = result.get("cookies") or []
+    if not isinstance(cookies, list):
+        raise _Unsendable("cookies must be a list of strings")
+    fields = [(str(k), str(v)) for k, v in headers.items()] + [("set-cookie", str(c)) for c in cookies]
+    for name, value in fields:
+        if not _FIELD_NAME.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
+            raise _Unsendable(f"header {name!r}: {value!r} is not a valid HTTP field (a token, then Latin-1 text on one line)")
     body = result.get("body") or ""
     if not isinstance(body, str):
         body = json.dumps(body)
-    raw = base64.b64decode(body) if result.get("isBase64Encoded") else body.encode("utf-8")
-    return HttpResponse(int(result["statusCode"]), headers, raw)
+    if result.get("isBase64Encoded"):
+        try:
+            raw = base64.b64decode(body, validate=True)
+        except binascii.Error:
+            raise _Unsendable("the body is marked isBase64Encoded but is not base64") from None
+    else:
+        try:
+            raw = body.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise _Unsendable(f"the body holds {body[error.start]!r}, which UTF-8 cannot encode (a lone surrogate)") from None
+    return HttpResponse(status, fields, raw)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,9 +116,11 @@ def start_local_function(
     echo: Callable[[str], None] | None = None,
     need_s3: bool = False,
     faults: FaultSchedule | None = None,
+    environment_overrides: Mapping[str, str] | None = None,
 ) -> LocalFunction:
     """Start everything ``args`` (from ``add_function_arguments``) describes; close() undoes it all.
-    With ``faults``, the function reaches S3 through a ``FaultProxy`` that injects them."""
+    With ``faults``, the function reaches S3 through a ``FaultProxy`` that injects them;
+    ``environment_overrides`` win over the template's variables (a test's smaller limits, say)."""
     notes: list[str] = []
     environment: dict[str, str] = {}
     timeout_s = args.timeout
@@ -154,6 +156,7 @@ def start_local_function(
             if faults is not None:
                 proxy = stack.enter_context(FaultProxy(s3.endpoint_url, faults))
             environment.update(s3.function_environment(via=proxy.url if proxy else None))
+        environment.update(environment_overrides or {})
         function = FunctionSpec(
             handler=args.handler,
             task_root=Path(args.task_root).resolve(),

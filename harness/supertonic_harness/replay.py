@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import binascii
 import io
 import json
 import re
@@ -134,6 +135,8 @@ def _replay_one(local: LocalFunction, event: ReplayEvent, index: int, round_inde
     if invocation.outcome is Outcome.SUCCESS:
         result = invocation.result()
         http = result_to_http(result)
+        if http.problem:
+            record.failures.append(f"a function URL answers 502: {http.problem}")
         record.status = http.status
         record.content_type = http.header("content-type")
         record.function_model = http.header(MODEL_HEADER)
@@ -142,8 +145,11 @@ def _replay_one(local: LocalFunction, event: ReplayEvent, index: int, round_inde
         elif (document := _json_document(http.body)) is not None:
             record.function_model = document.get("model", record.function_model)
             if isinstance(document.get("audio_base64"), str):
-                content_type = document.get("content_type", "audio/wav")
-                audio.append((_extension(content_type), base64.b64decode(document["audio_base64"])))
+                content_type = str(document.get("content_type", "audio/wav"))
+                try:
+                    audio.append((_extension(content_type), base64.b64decode(document["audio_base64"], validate=True)))
+                except binascii.Error:
+                    record.failures.append("audio_base64 is not base64")
     if local.s3 is not None:
         for stored in local.s3.written_since(before):
             if stored.content_type.startswith("audio/") or stored.key.endswith(AUDIO_EXTENSIONS):

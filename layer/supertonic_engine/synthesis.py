@@ -457,7 +457,9 @@ def _check_int(name: str, value: object, low: int, high: int) -> None:
 
 
 def _check_number(name: str, value: object, low: float, high: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not math.isfinite(value):
+    # An int is always finite, and math.isfinite cannot take one past float's range (JSON's 1e400 as digits).
+    real = isinstance(value, (float, np.floating))
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or (real and not math.isfinite(value)):
         raise InvalidParameter(f"{name} must be a number from {low} to {high}, got {value!r}", field=name)
     if not low <= value <= high:
         raise InvalidParameter(f"{name} must be from {low} to {high}, got {value}", field=name)

@@ -71,6 +71,10 @@ def url_tone(event, context):
     """A function-URL handler: POST {"seconds": s} answers a WAV tone, /crash raises, anything else 400."""
     if event["rawPath"] == "/crash":
         raise RuntimeError("crashed on request")
+    if event["rawPath"] == "/surrogate":  # a body no HTTP response can carry: UTF-8 cannot encode it
+        return {"statusCode": 200, "headers": {"content-type": "text/plain"}, "body": "\udfff"}
+    if event["rawPath"] == "/length":  # a HEAD answer: the length of what GET would send, no body
+        return {"statusCode": 200, "headers": {"content-type": "audio/wav", "content-length": "1234"}, "body": ""}
     body = event.get("body") or ""
     if event.get("isBase64Encoded"):
         body = base64.b64decode(body).decode()
@@ -111,8 +115,11 @@ def s3_tone(event, context):
 
 
 def by_action(event, context):
-    """One handler for a whole replay: ``{"action": "tone" | "sleep" | "allocate" | "fail" | "oversized", ...}``."""
+    """One handler for a whole replay: ``{"action": "tone" | "sleep" | "allocate" | "fail" | "oversized" | "respond", ...}``;
+    ``respond`` returns the event's ``response`` as it is."""
     action = event["action"]
+    if action == "respond":
+        return event["response"]
     if action == "tone":
         return {
             "statusCode": 200,

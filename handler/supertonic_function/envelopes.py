@@ -1,0 +1,99 @@
+"""The parts of each event's envelope the function reads, checked before anything else happens.
+
+Lambda's own events always carry these parts with these types; a hand-made event (a test, a
+direct caller of the Invoke API) may not. Each source's envelope is checked here, once, before a
+byte is read, stored or rendered: a missing or mistyped part is a ``MalformedEvent`` that names
+its path (``requestContext.http.method``, ``Records[1].s3.object.key``), never a ``KeyError``
+from deep inside a handler, whose stack trace the runtime would hand to the caller.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import unquote_plus
+
+from .errors import MalformedEvent
+
+# https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-keys.html: keys are UTF-8, at most 1,024 bytes.
+S3_KEY_MAX_BYTES = 1024
+# A host name with an optional port: the domain name becomes a Location header, so nothing else may pass.
+HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?")
+# What S3's ETags and version ids are made of; the revision they name becomes part of a result key.
+_VISIBLE_ASCII = re.compile(r"[\x21-\x7e]*")
+_ABSENT = object()
+
+
+def check_function_url(event: Mapping[str, Any]) -> None:
+    """A payload 2.0 event: the method, path, headers, query, body and host the HTTP API reads."""
+    context = _mapping(event.get("requestContext", _ABSENT), "requestContext")
+    http = _mapping(context.get("http", _ABSENT), "requestContext.http")
+    method = http.get("method", _ABSENT)
+    if not isinstance(method, str) or not method.strip():
+        raise MalformedEvent("requestContext.http.method", "an HTTP method such as 'POST'")
+    domain = context.get("domainName")
+    if domain is not None and not (isinstance(domain, str) and HOST.fullmatch(domain)):
+        raise MalformedEvent("requestContext.domainName", "the function URL's host name")
+    if not isinstance(event.get("rawPath", _ABSENT), str):
+        raise MalformedEvent("rawPath", "the request path as a string, such as '/v1/tts'")
+    for name in ("headers", "queryStringParameters"):
+        _strings(event.get(name), name)
+    if event.get("body") is not None and not isinstance(event["body"], str):
+        raise MalformedEvent("body", "a string (base64 when isBase64Encoded is true) or absent")
+    if not isinstance(event.get("isBase64Encoded", False), bool):
+        raise MalformedEvent("isBase64Encoded", "true or false")
+
+
+def method_of(event: Mapping[str, Any]) -> str | None:
+    """The HTTP method of a payload 2.0 event, upper case, or None where the envelope has none to read."""
+    context = event.get("requestContext")
+    http = context.get("http") if isinstance(context, Mapping) else None
+    method = http.get("method") if isinstance(http, Mapping) else None
+    return method.upper() if isinstance(method, str) else None
+
+
+def check_s3(event: Mapping[str, Any]) -> None:
+    """An S3 notification: every record names a bucket and a key S3 could hold; a bad one refuses them all."""
+    for index, record in enumerate(event["Records"]):
+        at = f"Records[{index}]"
+        s3 = _mapping(record.get("s3", _ABSENT), f"{at}.s3")
+        bucket = _mapping(s3.get("bucket", _ABSENT), f"{at}.s3.bucket")
+        name = bucket.get("name", _ABSENT)
+        if not isinstance(name, str) or not name:
+            raise MalformedEvent(f"{at}.s3.bucket.name", "the bucket's name")
+        announced = _mapping(s3.get("object", _ABSENT), f"{at}.s3.object")
+        key = announced.get("key", _ABSENT)
+        if not isinstance(key, str) or not key or not _is_s3_key(unquote_plus(key)):
+            raise MalformedEvent(f"{at}.s3.object.key", f"a URL-encoded key of 1 to {S3_KEY_MAX_BYTES} bytes of UTF-8")
+        size = announced.get("size")
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
+            raise MalformedEvent(f"{at}.s3.object.size", "the object's size in bytes, a whole number")
+        for part in ("eTag", "versionId"):
+            value = announced.get(part)
+            if value is not None and not (isinstance(value, str) and _VISIBLE_ASCII.fullmatch(value)):
+                raise MalformedEvent(f"{at}.s3.object.{part}", "S3's string of visible ASCII characters")
+        if not isinstance(record.get("eventName", _ABSENT), str):
+            raise MalformedEvent(f"{at}.eventName", "a string such as 'ObjectCreated:Put'")
+
+
+def _mapping(value: object, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise MalformedEvent(path, "an object")
+    return value
+
+
+def _strings(value: object, path: str) -> None:
+    """Absent, null, or an object whose every value is a string (as Lambda joins repeated ones)."""
+    if value is None:
+        return
+    for name, item in _mapping(value, path).items():
+        if not isinstance(item, str):
+            raise MalformedEvent(f"{path}.{name}", "a string")
+
+
+def _is_s3_key(key: str) -> bool:
+    try:
+        return 0 < len(key.encode("utf-8")) <= S3_KEY_MAX_BYTES
+    except UnicodeEncodeError:  # a lone surrogate, which JSON can spell and no key can hold
+        return False
