@@ -232,6 +232,9 @@ class ObjectStore:
                 return None
             if isinstance(error, ClientError) and _error_code(error) in _PRECONDITION_CODES:
                 raise ObjectChanged(f"s3://{bucket}/{key} changed since its event (ETag {etag}).") from error
+            if version_id and isinstance(error, ClientError) and _error_code(error) in ("400", "InvalidArgument"):
+                # A version id S3 never issued (a hand-made event): no such version of the object.
+                return None
             raise classify(error, f"HEAD s3://{bucket}/{key}") from error
         return _info(bucket, key, reply)
 
