@@ -173,6 +173,7 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
         problem = f" ({response.problem})" if response.problem else ""
         self.server.log(f"{self.command} {self.path}: {summarize(invocation, response)}{problem}")
         self._send(response)
+        self.server.notify_since(before)
 
     def _send(self, response: HttpResponse) -> None:
         self.send_response(response.status)
@@ -188,7 +189,6 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(response.body)
         self.wfile.flush()
-        self.server.notify_since(before)
 
     def __getattr__(self, name: str) -> Any:
         """``do_<METHOD>`` for every method (TRACE, QUERY, ...): the function, not the server, says
