@@ -97,3 +97,17 @@ def function_url(tiny_model_dir) -> Any:
 def test_the_function_answers_as_documented(case: Any, function_url: str) -> None:
     case.call_and_validate(base_url=function_url, checks=[not_a_server_error, response_schema_conformance], timeout=60)
 
+
+
+@pytest.mark.parametrize("accept", ["text/html", "application/json", "audio/*"])
+def test_get_root_answers_a_type_the_document_lists(app: Any, accept: str) -> None:
+    event = load_event("furl_get_query")
+    event["headers"]["accept"] = accept
+    if accept == "text/html":  # a browser opening the URL: no text, the playground
+        event["rawQueryString"], event["queryStringParameters"] = "", {}
+    result = app.lambda_handler(event, LambdaContext())
+    response = DOCUMENT["paths"]["/"]["get"]["responses"][str(result["statusCode"])]
+    if "$ref" in response:  # "#/components/responses/<name>"
+        response = DOCUMENT["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
+    documented = response["content"]
+    assert result["headers"]["content-type"].split(";")[0] in documented
