@@ -364,7 +364,9 @@ class EventFuzzer:
             if announced["size"] is None:
                 del announced["size"]
         if self.chance(0.3):
-            announced["versionId"] = self.pick(["null", "3HL4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY", None])
+            # No invented version id: S3 answers a HEAD pinned to one it never issued with a 400, which
+            # the function rightly raises (to be retried) rather than call the object gone.
+            announced["versionId"] = self.pick(["null", None])
         return {
             "eventVersion": self.pick(["2.1", "2.2", "2.0", "3.0"]),
             "eventSource": "aws:s3",

@@ -272,3 +272,11 @@ def test_numbers_in_a_query_string_are_plain_ascii_decimals(app: Any, field: str
 @pytest.mark.parametrize("query", ["text=Hi&steps=2&speed=1.25&seed=3", "text=Hi&steps=%2B2&speed=.9&seed=0", "text=Hi&steps= 2 &speed=1."])
 def test_plain_decimals_are_read(app: Any, query: str) -> None:
     assert _http(app, _with_query(_event("furl_get_query"), query)).status == 200
+
+
+@pytest.mark.parametrize(("accept", "page"), [("text/html", True), ("text/html;q=0.0, */*", False),
+                                              ("TEXT/HTML; Q=0.5", True), ("text/*", False), ("*/*", False)])
+def test_the_playground_is_for_an_accept_that_names_html(app: Any, accept: str, page: bool) -> None:
+    event = _with_query(_event("furl_get_query", headers__accept=accept), "")
+    answer = _http(app, event)
+    assert answer.content_type.startswith("text/html") is page, (answer.status, answer.content_type)

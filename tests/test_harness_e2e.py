@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -136,3 +138,27 @@ def test_a_request_longer_than_the_function_timeout_is_a_504_not_a_lambda_timeou
     assert stopped.duration_ms < 4000  # stopped by the function itself, before Lambda's 4 s timeout
     assert not after.cold_start  # no timeout, so no reset: the next caller finds a warm container
     assert set(leftover_cgroups()) == existing
+
+
+def test_a_job_posted_to_the_function_url_is_rendered_as_s3_would_notify_it(local):
+    server = FunctionUrlServer(local, log=lambda line: None).start()
+
+    def call(path, body=None):
+        request = urllib.request.Request(server.url + path.lstrip("/"), method="POST" if body else "GET",
+                                         data=json.dumps(body).encode() if body else None,
+                                         headers={"Content-Type": "application/json", "Accept": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    try:
+        started = time.perf_counter()
+        call("/v1/tts", {"text": "A job, read aloud.", "steps": 2})
+        patience_s = 30 + 20 * (time.perf_counter() - started)  # what the same work took here, synchronously
+        job = call("/v1/jobs", {"text": "A job, read aloud.", "steps": 2})
+        status_path = urllib.parse.urlsplit(job["status_url"]).path
+        deadline = time.monotonic() + patience_s
+        while (status := call(status_path))["status"] == "queued" and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        server.stop()
+    assert status["status"] == "done", status

@@ -163,12 +163,10 @@ class HttpCall:
 
     @property
     def wants_html(self) -> bool:
-        """A browser's address bar asks for ``text/html``; curl's ``*/*`` does not."""
-        for media_range in self.header("accept").split(","):
-            media, *params = (part.strip().lower() for part in media_range.split(";"))
-            if media == "text/html":
-                return "q=0" not in params
-        return False
+        """A browser's address bar names ``text/html`` (weighed as ``negotiate`` weighs it: ``q=0.0``
+        excludes it too); curl's ``*/*`` does not."""
+        q, exactness = acceptance("text/html", accept_ranges(self.header("accept")))
+        return q > 0 and exactness == 2
 
     @property
     def error_as_audio(self) -> bool:
