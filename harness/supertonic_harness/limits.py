@@ -27,10 +27,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from supertonic_engine.config import LAMBDA_MB_PER_VCPU
+
 from .measure import MB, TreeSampler
 
-# "At 1,769 MB, a function has the equivalent of one vCPU" (AWS Lambda resource model).
-LAMBDA_MB_PER_VCPU = 1769
 CFS_PERIOD_US = 100_000
 MODES = ("auto", "cgroup", "fallback")
 

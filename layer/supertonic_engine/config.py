@@ -174,13 +174,21 @@ ENV_SESSION_PREFIX = "SUPERTONIC_"
 SESSION_ENV_VARS = tuple(ENV_SESSION_PREFIX + f.name.upper() for f in fields(SessionConfig))
 
 
-def _parse_bool(name: str, raw: str) -> bool:
+def true_or_false(raw: str) -> bool:
+    """A yes/no setting or field written as text (environment, query string, object metadata)."""
     value = raw.strip().lower()
     if value in ("1", "true", "yes", "on"):
         return True
     if value in ("0", "false", "no", "off"):
         return False
-    raise ConfigurationError(f"{name}={raw!r}: use 1 or 0", field=name)
+    raise ValueError("use 1 or 0 (true/false, yes/no, on/off)")
+
+
+def _parse_bool(name: str, raw: str) -> bool:
+    try:
+        return true_or_false(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name}={raw!r}: use 1 or 0", field=name) from None
 
 
 def _env_int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
