@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import onnx
 
+from supertonic_engine.assets import GRAPHS as GRAPH_NAMES
 from supertonic_engine.config import cache_dir
 from supertonic_engine.errors import InvalidParameter, ModelCorrupt
 from supertonic_engine.files import code_fingerprint, replace_directory
@@ -39,14 +40,15 @@ from .voices import VOICE_NAMES, voice_style
 logger = logging.getLogger(__name__)
 
 GraphFactory = Callable[[StandinDims, np.random.Generator | None], onnx.ModelProto]
-# file name -> graph builder; the order gives each graph its own random stream, so graphs do not
-# depend on each other's draws.
-GRAPHS: dict[str, GraphFactory] = {
-    "duration_predictor.onnx": lambda d, rng: build_duration_predictor(d.duration, rng),
-    "text_encoder.onnx": lambda d, rng: build_text_encoder(d.text, rng),
-    "vector_estimator.onnx": lambda d, rng: build_vector_estimator(d.estimator, rng),
-    "vocoder.onnx": lambda d, rng: build_vocoder(d.vocoder, rng),
+_BUILDERS: dict[str, GraphFactory] = {
+    "duration_predictor": lambda d, rng: build_duration_predictor(d.duration, rng),
+    "text_encoder": lambda d, rng: build_text_encoder(d.text, rng),
+    "vector_estimator": lambda d, rng: build_vector_estimator(d.estimator, rng),
+    "vocoder": lambda d, rng: build_vocoder(d.vocoder, rng),
 }
+# file name -> graph builder, in the runtime's order of graphs; the order gives each graph its own
+# random stream, so graphs do not depend on each other's draws.
+GRAPHS: dict[str, GraphFactory] = {f"{name}.onnx": _BUILDERS[name] for name in GRAPH_NAMES}
 _VOICE_STREAMS = 100  # voice i draws from stream 100 + i
 REQUIRED_FILES = (
     *(f"onnx/{name}" for name in GRAPHS),
