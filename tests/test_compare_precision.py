@@ -7,7 +7,7 @@ import shutil
 
 import numpy as np
 
-from supertonic_harness import compare_precision
+from supertonic_harness.bench import compare_precision
 from supertonic_harness.cli import main
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from harness_fixtures.support import sample_function
-from supertonic_harness import rie
-from supertonic_harness.rie import Rie, RieNotFound, find_rie, parse_invocation_log
+from supertonic_harness.function import rie
+from supertonic_harness.function.rie import Rie, RieNotFound, find_rie, parse_invocation_log
 
 # Lines as aws-lambda-rie (aws-sam-cli 1.170.0) prints them; timestamps shortened.
 COLD_SUCCESS = """\
@@ -121,10 +121,10 @@ def test_every_public_function_of_the_function_harness_is_typed():
     import supertonic_harness
 
     untyped = []
-    for module_info in pkgutil.iter_modules(supertonic_harness.__path__):
-        if module_info.name.startswith("bench"):
+    for module_info in pkgutil.walk_packages(supertonic_harness.__path__, "supertonic_harness."):
+        if module_info.name.startswith("supertonic_harness.bench"):
             continue
-        module = importlib.import_module(f"supertonic_harness.{module_info.name}")
+        module = importlib.import_module(module_info.name)
         for name, value in vars(module).items():
             if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
                 continue

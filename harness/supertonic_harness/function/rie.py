@@ -37,8 +37,8 @@ from .runtime_proxy import INIT_ALLOWANCE_S, RuntimeApiProxy
 ENV_RIE = "SUPERTONIC_RIE"
 INVOKE_PATH = "/2015-03-31/functions/function/invocations"
 LOOPBACK = "127.0.0.1"
-# The repository root: harness/supertonic_harness/rie.py -> three levels up.
-REPO_ROOT = Path(__file__).resolve().parents[2]
+# The repository root: harness/supertonic_harness/function/rie.py -> four levels up.
+REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_HANDLER = "supertonic_function.app.lambda_handler"
 
 

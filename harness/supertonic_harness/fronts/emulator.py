@@ -26,14 +26,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from ..function.outcome import Outcome
+from ..function.rie import LOOPBACK, RieNotFound
+from ..function.sandbox import Invocation
+from ..function.template import S3Trigger, trigger_for
 from .delivery import Delivery, deliver
 from .furl import INTERNAL_ERROR, HttpResponse, http_to_event, result_to_http
 from .local import LocalFunction, add_function_arguments, start_local_function
-from .outcome import Outcome
-from .rie import LOOPBACK, RieNotFound
 from .s3 import s3_put_event
-from .sandbox import Invocation
-from .template import S3Trigger, trigger_for
 
 DEFAULT_PORT = 8000
 BAD_REQUEST = HttpResponse(400, [("content-type", "application/json")], b'{"Message":"Bad Request"}')
