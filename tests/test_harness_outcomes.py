@@ -6,7 +6,8 @@ import pytest
 from harness_fixtures.support import sample_function
 from supertonic_harness.function.limits import open_limits, resolve_profile
 from supertonic_harness.function.outcome import Outcome, classify
-from supertonic_harness.function.rie import RawInvocation, RieReport
+from supertonic_harness.function.rie import RawInvocation
+from supertonic_harness.function.rie_log import RieReport
 from supertonic_harness.function.sandbox import Sandbox
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..function.outcome import Outcome
 from ..function.rie import LOOPBACK, RieNotFound
+from ..function.rie_log import is_emulator_detail
 from ..function.sandbox import Invocation
 from ..function.template import S3Trigger, trigger_for
 from .delivery import Delivery, deliver
@@ -214,7 +215,7 @@ def upload_and_deliver(local: LocalFunction, path: Path, trigger: S3Trigger) -> 
 
 def run(args: argparse.Namespace) -> int:
     def echo(line: str) -> None:
-        if args.rie_log or "(rapid)" not in line:
+        if args.rie_log or not is_emulator_detail(line):
             print(line, file=sys.stderr, flush=True)
 
     try:
