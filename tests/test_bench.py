@@ -10,8 +10,8 @@ import json
 import pytest
 
 from supertonic_cli import main as cli
-from supertonic_harness import bench
-from supertonic_harness.bench_floor import FlopModel
+from supertonic_harness.bench import run
+from supertonic_harness.bench.floor import FlopModel
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def test_every_side_and_case_has_a_row_with_ratios_to_the_official_side(quick_re
 def test_the_chart_and_the_table_are_written(quick_report):
     report, out = quick_report
     assert (out / "bench.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    table = bench.format_table(report)
+    table = run.format_table(report)
     assert "speedup" in table and "en-59 s8" in table and "stand-in" in table
 
 
@@ -67,7 +67,7 @@ def test_soak_reports_drift_per_side(tiny_model_dir, tmp_path):
 @pytest.mark.parametrize("spec", ["nolabel", "ours:SUPERTONIC_X=1", "x:PATH=/bin", "x:SUPERTONIC_X"])
 def test_variants_must_name_a_label_and_supertonic_settings(spec):
     with pytest.raises(SystemExit):
-        bench.parse_variant(spec)
+        run.parse_variant(spec)
 
 
 def test_flop_model_grows_with_text_and_audio(tiny_model_dir):
@@ -92,7 +92,7 @@ def test_summary_compares_each_variant_with_this_engine_and_counts_cold_reads(qu
 def test_cost_prices_each_memory_size_and_recommends_one(tiny_model_dir, tmp_path):
     import os
 
-    from supertonic_harness.bench_cost import POLLY_USD_PER_M_CHARS, USD_PER_GB_S, request_usd
+    from supertonic_harness.bench.cost import POLLY_USD_PER_M_CHARS, USD_PER_GB_S, request_usd
 
     too_big = 1769 * (len(os.sched_getaffinity(0)) + 1)  # more CPU share than this machine has
     path, png = tmp_path / "cost.json", tmp_path / "cost.png"
@@ -117,5 +117,5 @@ def test_cost_prices_each_memory_size_and_recommends_one(tiny_model_dir, tmp_pat
     assert report["sync_limits"] == {"max_text_chars": 3000, "synthesis_budget_s": 118.0}  # template.yaml
     assert report["recommended"]["ours"]["memory_mb"] in (1024, 2048)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    table = bench.format_table(report)
+    table = run.format_table(report)
     assert "$/1M chars" in table and "not measured" in table and "recommended for ours" in table and "Polly" in table

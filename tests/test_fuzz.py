@@ -35,7 +35,7 @@ from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, REPO, LambdaContext, event_
 from supertonic_function.config import FunctionConfig
 from supertonic_function.service import Service
 from supertonic_function.sources import FunctionUrlSource, source_of
-from supertonic_harness.furl import result_to_http
+from supertonic_harness.fronts.furl import result_to_http
 
 # S3 server, app and context fixtures, registered once for the whole session.
 pytest_plugins = ["fixtures_s3"]

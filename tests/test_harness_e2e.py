@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 from harness_fixtures.support import function_args, run_command
-from supertonic_harness import replay
-from supertonic_harness.emulator import FunctionUrlServer, upload_and_deliver
-from supertonic_harness.events import collect
-from supertonic_harness.limits import leftover_cgroups
-from supertonic_harness.local import start_local_function
-from supertonic_harness.outcome import Outcome
-from supertonic_harness.rie import REPO_ROOT
+from supertonic_harness.fronts.emulator import FunctionUrlServer, upload_and_deliver
+from supertonic_harness.fronts.local import start_local_function
+from supertonic_harness.function.limits import leftover_cgroups
+from supertonic_harness.function.outcome import Outcome
+from supertonic_harness.function.rie import REPO_ROOT
+from supertonic_harness.replay import run
+from supertonic_harness.replay.events import collect
 
 EVENTS = REPO_ROOT / "events"
 OUTPUT_BUCKET = "supertonic-output-123456789012-us-east-1"
@@ -89,7 +89,7 @@ def test_s3_upload_through_moto_produces_the_audio_object_and_manifest(local, tm
 
 def test_replay_of_sample_events_with_the_real_handler(local, tmp_path):
     names = ["furl_post_tts", "furl_unknown_voice", "s3_put_txt", "direct_invoke"]
-    report = replay.replay(local, collect([str(EVENTS / f"{name}.json") for name in names]),
+    report = run.replay(local, collect([str(EVENTS / f"{name}.json") for name in names]),
                            audio_dir=tmp_path / "audio")
     rows = {r.event: r for r in report.records}
     assert report.passed, [(r.event, r.failures) for r in report.records]

@@ -15,13 +15,13 @@ from urllib.parse import unquote_plus
 import pytest
 import soundfile as sf
 from harness_fixtures.support import function_args, sample_function
-from supertonic_harness.delivery import deliver, deliver_concurrently
-from supertonic_harness.faults import Fault, FaultProxy, FaultSchedule, Rule, s3_operation
-from supertonic_harness.limits import leftover_cgroups, open_limits, resolve_profile
-from supertonic_harness.local import start_local_function
-from supertonic_harness.outcome import Outcome
-from supertonic_harness.sandbox import Sandbox
-from supertonic_harness.template import trigger_for
+from supertonic_harness.fronts.delivery import deliver, deliver_concurrently
+from supertonic_harness.fronts.faults import Fault, FaultProxy, FaultSchedule, Rule, s3_operation
+from supertonic_harness.fronts.local import start_local_function
+from supertonic_harness.function.limits import leftover_cgroups, open_limits, resolve_profile
+from supertonic_harness.function.outcome import Outcome
+from supertonic_harness.function.sandbox import Sandbox
+from supertonic_harness.function.template import trigger_for
 from supertonic_engine.storage import s3_client
 
 OUTPUT_BUCKET = "supertonic-output-123456789012-us-east-1"

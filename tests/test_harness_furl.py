@@ -11,9 +11,9 @@ import urllib.request
 import pytest
 import soundfile as sf
 from harness_fixtures.support import FIXTURES, function_args
-from supertonic_harness.emulator import FunctionUrlServer
-from supertonic_harness.furl import http_to_event, is_text, result_to_http
-from supertonic_harness.local import start_local_function
+from supertonic_harness.fronts.emulator import FunctionUrlServer
+from supertonic_harness.fronts.furl import http_to_event, is_text, result_to_http
+from supertonic_harness.fronts.local import start_local_function
 
 
 def test_request_becomes_a_payload_2_event():

@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 from harness_fixtures.support import sample_function
-from supertonic_harness import limits as limits_module
-from supertonic_harness.limits import (
+from supertonic_harness.function import limits as limits_module
+from supertonic_harness.function.limits import (
     PROFILES,
     CgroupV1Limits,
     CgroupV2Limits,
@@ -22,8 +22,8 @@ from supertonic_harness.limits import (
     open_limits,
     resolve_profile,
 )
-from supertonic_harness.outcome import Outcome
-from supertonic_harness.sandbox import Sandbox
+from supertonic_harness.function.outcome import Outcome
+from supertonic_harness.function.sandbox import Sandbox
 
 
 def test_lambda_profile_gets_the_cpu_share_of_2048_mb():
@@ -151,7 +151,7 @@ def test_cgroups_are_removed_when_the_harness_is_stopped(signum):
     script = textwrap.dedent(
         """
         import sys, time
-        from supertonic_harness.limits import open_limits, resolve_profile
+        from supertonic_harness.function.limits import open_limits, resolve_profile
         with open_limits(resolve_profile("lambda-2048")) as limits:
             print(limits.mode, flush=True)
             time.sleep(30)

@@ -7,8 +7,8 @@ import subprocess
 import sys
 import time
 
-from supertonic_harness import measure
-from supertonic_harness.measure import MB, TreeSampler, descendants, process_memory
+from supertonic_harness.function import measure
+from supertonic_harness.function.measure import MB, TreeSampler, descendants, process_memory
 
 # A child that starts a grandchild, then holds ``mb`` MiB of touched memory until killed.
 _TREE = """

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 from harness_fixtures.support import sample_function
-from supertonic_harness.limits import open_limits, resolve_profile
-from supertonic_harness.outcome import Outcome, classify
-from supertonic_harness.rie import RawInvocation, RieReport
-from supertonic_harness.sandbox import Sandbox
+from supertonic_harness.function.limits import open_limits, resolve_profile
+from supertonic_harness.function.outcome import Outcome, classify
+from supertonic_harness.function.rie import RawInvocation
+from supertonic_harness.function.rie_log import RieReport
+from supertonic_harness.function.sandbox import Sandbox
 
 
 def _raw(status, body, **log):

@@ -6,12 +6,12 @@ import json
 
 import pytest
 from harness_fixtures.support import FIXTURES, run_command
-from supertonic_harness import replay
-from supertonic_harness.events import EventError, Expectation, collect, expand
-from supertonic_harness.events import ReplayEvent
-from supertonic_harness.outcome import Outcome
-from supertonic_harness.report import Record
-from supertonic_harness.sandbox import Invocation, Measurements
+from supertonic_harness.function.outcome import Outcome
+from supertonic_harness.function.sandbox import Invocation, Measurements
+from supertonic_harness.replay import run
+from supertonic_harness.replay.events import EventError, Expectation, collect, expand
+from supertonic_harness.replay.events import ReplayEvent
+from supertonic_harness.replay.report import Record
 
 EVENTS = FIXTURES / "events"
 
@@ -74,7 +74,7 @@ def test_a_record_carries_every_measurement_of_its_invocation():
     invocation = Invocation(**numbers.measurements(), outcome=Outcome.SUCCESS, status=200, body=b"{}",
                             error_type=None, error_message=None, request_id="r")
     event = ReplayEvent(name="e", path=EVENTS / "01_tone.json", payload={}, expect=Expectation())
-    assert replay._record(invocation, event, 1, 0).measurements() == numbers.measurements()
+    assert run._record(invocation, event, 1, 0).measurements() == numbers.measurements()
 
 
 @pytest.mark.parametrize(
@@ -95,7 +95,7 @@ def test_a_record_carries_every_measurement_of_its_invocation():
     ],
 )
 def test_checks(record, expect, max_rtf, broken):
-    assert replay.check(record, expect, memory_mb=2048, max_rtf=max_rtf) == broken
+    assert run.check(record, expect, memory_mb=2048, max_rtf=max_rtf) == broken
 
 
 def test_replay_classifies_every_outcome_and_writes_report_chart_and_audio(tmp_path, capsys):
@@ -166,7 +166,7 @@ def test_run_that_cannot_start_exits_2_with_the_reason(tmp_path, capsys):
 
 def test_s3_events_are_seeded_and_their_audio_objects_measured(tmp_path):
     from harness_fixtures.support import TEMPLATE
-    from supertonic_harness.s3 import s3_put_event
+    from supertonic_harness.fronts.s3 import s3_put_event
 
     event = s3_put_event("sample-in-123456789012-us-east-1", "input/two words.txt", 1, "stale")
     event["_s3_object"] = {"text": "two words"}

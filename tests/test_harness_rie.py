@@ -1,4 +1,4 @@
-"""RIE: finding the binary, reading its log, running awslambdaric under it."""
+"""RIE: finding the binary, running awslambdaric under it (its log: test_harness_rie_log.py)."""
 
 from __future__ import annotations
 
@@ -7,74 +7,8 @@ from pathlib import Path
 
 import pytest
 from harness_fixtures.support import sample_function
-from supertonic_harness import rie
-from supertonic_harness.rie import Rie, RieNotFound, find_rie, parse_invocation_log
-
-# Lines as aws-lambda-rie (aws-sam-cli 1.170.0) prints them; timestamps shortened.
-COLD_SUCCESS = """\
-START RequestId: 85edd826-4a49 Version: $LATEST
-02 Dec 2026 18:11:58,943 [INFO] (rapid) INIT START(type: on-demand, phase: init)
-02 Dec 2026 18:11:59,031 [INFO] (rapid) INIT RTDONE(status: success)
-02 Dec 2026 18:11:59,031 [INFO] (rapid) INIT REPORT(durationMs: 88.597000)
-02 Dec 2026 18:11:59,031 [INFO] (rapid) INVOKE START(requestId: 85edd826-4a49)
-02 Dec 2026 18:11:59,032 [INFO] (rapid) INVOKE RTDONE(status: success, produced bytes: 0, duration: 1.048000ms)
-END RequestId: 85edd826-4a49
-REPORT RequestId: 85edd826-4a49\tInit Duration: 0.29 ms\tDuration: 89.97 ms\tBilled Duration: 90 ms\tMemory Size: 3008 MB\tMax Memory Used: 3008 MB\t
-"""
-TIMEOUT = """\
-START RequestId: a513cb6c Version: $LATEST
-02 Dec 2026 18:12:03,915 [INFO] (rapid) INVOKE START(requestId: a513cb6c)
-02 Dec 2026 18:12:06,842 [ERROR] (rapid) Invoke failed error=errResetReceived InvokeID=a513cb6c
-02 Dec 2026 18:12:06,842 [WARNING] (rapid) Reset initiated: Timeout
-02 Dec 2026 18:12:06,842 [INFO] (rapid) Sending SIGKILL to runtime-1(4718).
-END RequestId: a513cb6c
-REPORT RequestId: a513cb6c\tInit Duration: 0.03 ms\tDuration: 3000.00 ms\tBilled Duration: 3000 ms\tMemory Size: 3008 MB\tMax Memory Used: 3008 MB\t
-"""
-KILLED = """\
-START RequestId: f6835f11 Version: $LATEST
-02 Dec 2026 18:12:14,074 [INFO] (rapid) INVOKE START(requestId: f6835f11)
-02 Dec 2026 18:12:14,284 [WARNING] (rapid) Process runtime-1 exited: signal: killed
-02 Dec 2026 18:12:14,284 [ERROR] (rapid) Invoke failed error=Runtime exited with error: signal: killed InvokeID=f6835f11
-02 Dec 2026 18:12:14,284 [ERROR] (rapid) Invoke DONE failed: Runtime.ExitError
-02 Dec 2026 18:12:14,284 [WARNING] (rapid) Reset initiated: ReleaseFail
-"""
-INIT_FAILED = """\
-START RequestId: 644d3996 Version: $LATEST
-02 Dec 2026 18:13:05,343 [INFO] (rapid) INIT START(type: on-demand, phase: init)
-02 Dec 2026 18:13:05,487 [INFO] (rapid) INIT RTDONE(status: error)
-02 Dec 2026 18:13:05,487 [INFO] (rapid) INIT REPORT(durationMs: 144.448000)
-02 Dec 2026 18:13:05,487 [ERROR] (rapid) Init failed error=Runtime exited with error: exit status 1 InvokeID=
-02 Dec 2026 18:13:05,487 [INFO] (rapid) INIT START(type: on-demand, phase: invoke)
-02 Dec 2026 18:13:05,487 [INFO] (rapid) INIT REPORT(durationMs: 0.027000)
-02 Dec 2026 18:13:05,487 [ERROR] (rapid) Invoke failed InvokeID=644d3996 error=Runtime exited with error: exit status 1
-02 Dec 2026 18:13:05,487 [ERROR] (rapid) Invoke DONE failed: Sandbox.Failure
-"""
-
-
-@pytest.mark.parametrize(
-    ("log", "expected"),
-    [
-        # A lazy init: Lambda's numbers are INIT REPORT and RTDONE, not REPORT's inflated Duration.
-        (COLD_SUCCESS, dict(request_id="85edd826-4a49", cold_start=True, init_ms=88.597, duration_ms=1.048,
-                            billed_ms=90, failure=None, reset_reason=None, runtime_exit=None)),
-        (TIMEOUT, dict(request_id="a513cb6c", cold_start=False, init_ms=None, duration_ms=3000.0,
-                       billed_ms=3000, failure=None, reset_reason="Timeout", runtime_exit=None)),
-        (KILLED, dict(request_id="f6835f11", cold_start=False, init_ms=None, duration_ms=None,
-                      billed_ms=None, failure="Runtime.ExitError", reset_reason="ReleaseFail",
-                      runtime_exit="signal: killed")),
-        (INIT_FAILED, dict(request_id="644d3996", cold_start=True, init_ms=144.448, init_failed=True,
-                           failure="Sandbox.Failure", runtime_exit="exit status 1")),
-    ],
-    ids=["cold-success", "timeout", "killed", "init-failed"],
-)
-def test_invocation_log_is_read_as_lambda_reports_it(log, expected):
-    report = parse_invocation_log(log.splitlines())
-    assert {key: getattr(report, key) for key in expected} == expected
-    assert report.complete
-
-
-def test_a_log_cut_before_report_is_not_complete():
-    assert not parse_invocation_log(COLD_SUCCESS.splitlines()[:5]).complete
+from supertonic_harness.function import rie
+from supertonic_harness.function.rie import Rie, RieNotFound, find_rie
 
 
 def test_missing_binary_fails_with_the_way_to_install_it(tmp_path, monkeypatch):
@@ -121,10 +55,10 @@ def test_every_public_function_of_the_function_harness_is_typed():
     import supertonic_harness
 
     untyped = []
-    for module_info in pkgutil.iter_modules(supertonic_harness.__path__):
-        if module_info.name.startswith("bench"):
+    for module_info in pkgutil.walk_packages(supertonic_harness.__path__, "supertonic_harness."):
+        if module_info.name.startswith("supertonic_harness.bench"):
             continue
-        module = importlib.import_module(f"supertonic_harness.{module_info.name}")
+        module = importlib.import_module(module_info.name)
         for name, value in vars(module).items():
             if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
                 continue

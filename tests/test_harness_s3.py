@@ -8,10 +8,10 @@ import json
 import pytest
 import soundfile as sf
 from harness_fixtures.support import FIXTURES, TEMPLATE, function_args, run_command
-from supertonic_harness.emulator import upload_and_deliver
-from supertonic_harness.local import start_local_function
-from supertonic_harness.s3 import s3_put_event
-from supertonic_harness.template import S3Trigger, Template, trigger_for
+from supertonic_harness.fronts.emulator import upload_and_deliver
+from supertonic_harness.fronts.local import start_local_function
+from supertonic_harness.fronts.s3 import s3_put_event
+from supertonic_harness.function.template import S3Trigger, Template, trigger_for
 
 
 def test_template_names_buckets_environment_and_trigger():
@@ -86,7 +86,7 @@ def test_uploaded_text_file_produces_audio_and_manifest_through_moto(tmp_path):
 def test_emulate_upload_without_serving_prints_what_the_function_wrote(tmp_path, capsys):
     text_file = tmp_path / "note.txt"
     text_file.write_text("one two", encoding="utf-8")
-    status = run_command("emulator", "--handler", "sample_functions.s3_tone", "--task-root", str(FIXTURES),
+    status = run_command("emulate", "--handler", "sample_functions.s3_tone", "--task-root", str(FIXTURES),
                       "--template", str(TEMPLATE), "--upload", str(text_file), "--no-serve")
     printed = capsys.readouterr().out
     assert status == 0, printed
@@ -97,7 +97,7 @@ def test_emulate_upload_without_serving_prints_what_the_function_wrote(tmp_path,
 def test_emulate_upload_needs_an_s3_trigger(tmp_path, capsys):
     text_file = tmp_path / "note.txt"
     text_file.write_text("x", encoding="utf-8")
-    status = run_command("emulator", "--handler", "sample_functions.echo", "--task-root", str(FIXTURES),
+    status = run_command("emulate", "--handler", "sample_functions.echo", "--task-root", str(FIXTURES),
                       "--template", "none", "--upload", str(text_file), "--no-serve")
     assert status == 1
     assert "needs an S3 event in the template" in capsys.readouterr().err

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from harness_fixtures.support import run_command
-from supertonic_harness.report import Record
-from supertonic_harness.rie import REPO_ROOT
-from supertonic_harness.soak import DRIFT_TARGET_PCT, soak_summary
+from supertonic_harness.function.rie import REPO_ROOT
+from supertonic_harness.replay.report import Record
+from supertonic_harness.replay.soak import DRIFT_TARGET_PCT, soak_summary
 
 EVENTS = REPO_ROOT / "events"
 # Function-URL TTS in four formats and as JSON, refusals, health, an S3 text and a direct invoke.

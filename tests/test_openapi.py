@@ -22,8 +22,8 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 from supertonic_function import __version__
 from supertonic_function.http_api import openapi_document, served
-from supertonic_harness.emulator import FunctionUrlServer
-from supertonic_harness.local import start_local_function
+from supertonic_harness.fronts.emulator import FunctionUrlServer
+from supertonic_harness.fronts.local import start_local_function
 
 # S3 server, app and context fixtures, registered once for the whole session.
 pytest_plugins = ["fixtures_s3"]

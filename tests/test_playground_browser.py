@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 from harness_fixtures.support import function_args
-from supertonic_harness.emulator import FunctionUrlServer
-from supertonic_harness.local import start_local_function
+from supertonic_harness.fronts.emulator import FunctionUrlServer
+from supertonic_harness.fronts.local import start_local_function
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException

@@ -24,8 +24,8 @@ from supertonic_function.config import (
     FunctionConfig,
 )
 from supertonic_function.layout import KeyKind, Layout
-from supertonic_harness import template as template_module
-from supertonic_harness.template import Template
+from supertonic_harness.function import template as template_module
+from supertonic_harness.function.template import Template
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "template.yaml"

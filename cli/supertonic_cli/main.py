@@ -14,10 +14,10 @@ from . import engine as engine_commands
 # Harness commands, each a module with register(subparsers). They need the [harness] extra; without
 # it the engine commands still work and these say what to install.
 HARNESS_COMMANDS = {
-    "emulate": "supertonic_harness.emulator",
-    "replay": "supertonic_harness.replay",
-    "bench": "supertonic_harness.bench",
-    "compare-precision": "supertonic_harness.compare_precision",
+    "emulate": "supertonic_harness.fronts.emulator",
+    "replay": "supertonic_harness.replay.run",
+    "bench": "supertonic_harness.bench.run",
+    "compare-precision": "supertonic_harness.bench.compare_precision",
 }
 
 

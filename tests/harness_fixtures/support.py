@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 import pytest
-from supertonic_harness.local import add_function_arguments
-from supertonic_harness.rie import FunctionSpec, RieNotFound, find_rie
+from supertonic_harness.fronts.local import add_function_arguments
+from supertonic_harness.function.rie import FunctionSpec, RieNotFound, find_rie
 
 FIXTURES = Path(__file__).resolve().parent
 TEMPLATE = FIXTURES / "template.yaml"
@@ -41,12 +41,16 @@ def function_args(*argv: str) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
-def run_command(name: str, *argv: str) -> int:
-    """Run ``supertonic-lambda <name> ARGV`` through its module's ``register``; returns the exit status."""
+# The harness commands the tests run, each by its module (as the console script registers them).
+_COMMAND_MODULES = {"emulate": "supertonic_harness.fronts.emulator", "replay": "supertonic_harness.replay.run"}
+
+
+def run_command(command: str, *argv: str) -> int:
+    """Run ``supertonic-lambda <command> ARGV`` through its module's ``register``; returns the exit status."""
     import importlib
 
     require_rie()
     parser = argparse.ArgumentParser()
-    importlib.import_module(f"supertonic_harness.{name}").register(parser.add_subparsers())
-    args = parser.parse_args([{"emulator": "emulate"}.get(name, name), *argv])
+    importlib.import_module(_COMMAND_MODULES[command]).register(parser.add_subparsers())
+    args = parser.parse_args([command, *argv])
     return args.func(args)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .outcome import Outcome
+from ..function.outcome import Outcome
 
 EXPECT_SUFFIX = ".expect.json"
 HARNESS_KEYS = ("_expect", "_s3_object")

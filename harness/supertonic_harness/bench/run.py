@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .bench_floor import FlopModel, measure_gemm_gflops
-from .bench_report import draw_chart, format_table
-from .report import Progress
+from ..replay.report import Progress
+from .floor import FlopModel, measure_gemm_gflops
+from .report import draw_chart, format_table
 from .texts import SHORT_TEXTS, long_text
 
 SUITES = {
@@ -108,7 +108,7 @@ def run_command(args: argparse.Namespace) -> int:
             ensure_prepared(model_dir, precision)
     with ExitStack() as stack:
         if args.cost:  # each memory size has its own CPU share, thread count and workers
-            from .bench_cost import COST_SIZES_MB, run_cost
+            from .cost import COST_SIZES_MB, run_cost
 
             sizes = tuple(int(mb) for mb in args.memory_sizes.split(",")) if args.memory_sizes else COST_SIZES_MB
             report = run_cost(model_dir, ours, args.runs or 3, stack, sizes)
@@ -127,7 +127,7 @@ def run_command(args: argparse.Namespace) -> int:
         draw_chart(report, Path(args.png))
         print(f"wrote {args.png}")
     if args.png and "cost_rows" in report:
-        from .bench_cost import draw_cost_chart
+        from .cost import draw_cost_chart
 
         draw_cost_chart(report, Path(args.png))
         print(f"wrote {args.png}")
@@ -210,14 +210,14 @@ class Spawner:
         the GEMM rate is measured outside the limits, the floor must be that of the workers."""
         if not self.profile:
             return 1.0
-        from .limits import resolve_profile
+        from ..function.limits import resolve_profile
 
         return min(1.0, resolve_profile(self.profile).cpus / self.threads)
 
     def cold_read_bytes(self, side: Side) -> int:
         """Bytes a worker of ``side`` reads from storage until its sessions are ready, starting from a
         page cache without the model: what a new Lambda container fetches of the image's model layer."""
-        from .local import evict_from_page_cache
+        from ..fronts.local import evict_from_page_cache
 
         evict_from_page_cache(self.model_dir)
         worker = self.start(side)
@@ -228,14 +228,14 @@ class Spawner:
             warm_page_cache(self.model_dir)  # the timed workers all start from a warm cache
 
     def start(self, side: Side, extra_env: dict[str, str] | None = None) -> Worker:
-        argv = [sys.executable, "-m", "supertonic_harness.bench_worker", "--side", side.kind,
+        argv = [sys.executable, "-m", "supertonic_harness.bench.worker", "--side", side.kind,
                 "--model", str(self.model_dir), "--threads", str(self.threads)]
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "SUPERTONIC_INTRA_OP_THREADS": str(self.threads), **side.env, **(extra_env or {})}
         popen = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True, "env": env}
         limits = None
         started = time.perf_counter()
         if self.profile:
-            from .limits import open_limits, resolve_profile
+            from ..function.limits import open_limits, resolve_profile
 
             limits = self.stack.enter_context(open_limits(resolve_profile(self.profile)))  # one cgroup per side
             self.limits_facts = {"profile": limits.profile.describe(), "mode": limits.mode, "detail": limits.detail}

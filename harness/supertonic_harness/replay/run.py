@@ -18,13 +18,13 @@ import re
 import sys
 from pathlib import Path
 
+from ..fronts.furl import INTERNAL_ERROR, result_to_http
+from ..fronts.local import LocalFunction, add_function_arguments, start_local_function
+from ..function.outcome import Outcome
+from ..function.rie import RieNotFound
+from ..function.sandbox import Invocation
 from .events import EventError, Expectation, ReplayEvent, collect
-from .furl import INTERNAL_ERROR, result_to_http
-from .local import LocalFunction, add_function_arguments, start_local_function
-from .outcome import Outcome
 from .report import BUDGET_JUDGED_ON, Progress, Record, Report, header, table, write_chart
-from .rie import RieNotFound
-from .sandbox import Invocation
 from .soak import soak_lines, soak_summary
 
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".opus")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .bench_worker import rss_mb
+from .worker import rss_mb
 
 SENTENCES: tuple[tuple[str, str], ...] = (
     ("en", "The morning train was late, so we walked along the harbour."),

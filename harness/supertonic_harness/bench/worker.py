@@ -22,7 +22,7 @@ from pathlib import Path
 
 _started = time.perf_counter()
 
-from supertonic_harness.measure import read_bytes  # noqa: E402 - standard library only, nothing measurable in import_s
+from supertonic_harness.function.measure import read_bytes  # noqa: E402 - standard library only, nothing measurable in import_s
 
 FRAME = 3072  # waveform samples per latent frame
 

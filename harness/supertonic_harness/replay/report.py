@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from .sandbox import Measurements
+from ..function.sandbox import Measurements
 
 BUDGET_JUDGED_ON = "peak_rss_mb"
 

@@ -16,7 +16,7 @@ def format_table(report: dict) -> str:
     elif "memory_scaling" in report:
         lines += _scaling_lines(report)
     elif "cost_rows" in report:
-        from .bench_cost import format_cost_table
+        from .cost import format_cost_table
 
         lines += format_cost_table(report)
     else:

@@ -42,8 +42,8 @@ def lambda_threads(memory_mb: int) -> int:
 
 
 def run_cost(model_dir: Path, sides: list, runs: int, stack: ExitStack, sizes: tuple[int, ...] = COST_SIZES_MB) -> dict:
-    from .bench import SUMMARY_CASE, VOICE, Spawner, context
-    from .limits import lambda_cpus
+    from ..function.limits import lambda_cpus
+    from .run import SUMMARY_CASE, VOICE, Spawner, context
     from .texts import SHORT_TEXTS, long_text
 
     lang, chars, steps = SUMMARY_CASE
@@ -103,7 +103,7 @@ def run_cost(model_dir: Path, sides: list, runs: int, stack: ExitStack, sizes: t
 
 def sync_limits() -> tuple[int, float]:
     """The template's longest synchronous text and the synthesis time it gets (Timeout minus the margin)."""
-    from .template import Template
+    from ..function.template import Template
 
     function = Template.load().function()
     chars = int(function.environment.get("SUPERTONIC_SYNC_MAX_TEXT_CHARS") or 3000)

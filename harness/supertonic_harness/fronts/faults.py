@@ -43,7 +43,7 @@ from enum import Enum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from .rie import LOOPBACK
+from ..function.rie import LOOPBACK
 
 UPSTREAM_TIMEOUT_S = 30.0
 # Headers that describe one hop, not the message; the proxy sets its own.

@@ -3,20 +3,15 @@
 RIE is the Go binary that ``sam local`` and the AWS base images use. It serves the Invoke API on one
 address and the Runtime API on another, and starts the function's command (``python -m awslambdaric
 <handler>``) lazily on the first invoke, exactly as Lambda does. Its log is the only place that says
-what happened to an invocation (init, timeout, reset), so every log line is kept and parsed here.
-Measured behaviour this module relies on (aws-sam-cli 1.170.0's binary):
-
-* without both ``--runtime-interface-emulator-address`` and ``--runtime-api-address`` it binds
-  0.0.0.0:8080 and 127.0.0.1:9001, and ``--help`` starts serving instead of printing help;
-* the REPORT line's ``Duration`` includes a lazy init and its ``Init Duration`` is meaningless; the
-  real numbers are ``INIT REPORT(durationMs: ...)`` and ``INVOKE RTDONE(... duration: ...ms)``;
-* an oversized response or a killed runtime ends with ``Invoke DONE failed`` and no REPORT line.
+what happened to an invocation (init, timeout, reset), so every log line is kept here and read by
+``rie_log``. Measured behaviour this module relies on (aws-sam-cli 1.170.0's binary): without both
+``--runtime-interface-emulator-address`` and ``--runtime-api-address`` it binds 0.0.0.0:8080 and
+127.0.0.1:9001, and ``--help`` starts serving instead of printing help.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -25,20 +20,21 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from .measure import descendants
+from .rie_log import RieReport, parse_invocation_log
 from .runtime_proxy import INIT_ALLOWANCE_S, RuntimeApiProxy
 
 ENV_RIE = "SUPERTONIC_RIE"
 INVOKE_PATH = "/2015-03-31/functions/function/invocations"
 LOOPBACK = "127.0.0.1"
-# The repository root: harness/supertonic_harness/rie.py -> three levels up.
-REPO_ROOT = Path(__file__).resolve().parents[2]
+# The repository root: harness/supertonic_harness/function/rie.py -> four levels up.
+REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_HANDLER = "supertonic_function.app.lambda_handler"
 
 
@@ -109,83 +105,6 @@ class FunctionSpec:
         # not tell the function), which must not say otherwise when --timeout is given.
         env["AWS_LAMBDA_FUNCTION_TIMEOUT"] = str(self.timeout_s)
         return env
-
-
-# --- the log ----------------------------------------------------------------------------------
-
-_INIT_START = re.compile(r"INIT START\(type: [\w-]+, phase: (?P<phase>\w+)\)")
-_INIT_REPORT = re.compile(r"INIT REPORT\(durationMs: (?P<ms>[\d.]+)\)")
-_INIT_FAILED = re.compile(r"Init failed error=")
-_START = re.compile(r"^START RequestId: (?P<id>[\w-]+)")
-_RTDONE = re.compile(r"INVOKE RTDONE\(status: \w+, produced bytes: \d+, duration: (?P<ms>[\d.]+)ms\)")
-_REPORT = re.compile(r"^REPORT RequestId: (?P<id>[\w-]+)\t(?P<fields>.*)$")
-_DONE_FAILED = re.compile(r"Invoke DONE failed: (?P<type>[\w.]+)")
-_RESET = re.compile(r"Reset initiated: (?P<reason>\w+)")
-_EXITED = re.compile(r"Runtime exited with error: (?P<how>signal: \w+|exit status \d+)")
-
-
-@dataclass
-class RieReport:
-    """What RIE's log says about one invocation."""
-
-    request_id: str | None = None
-    cold_start: bool = False
-    init_ms: float | None = None
-    init_failed: bool = False
-    # Handler time as Lambda reports it (RTDONE); on a timeout, RIE's REPORT duration.
-    duration_ms: float | None = None
-    billed_ms: int | None = None
-    failure: str | None = None  # "Runtime.ExitError", "Sandbox.Failure", ... from "Invoke DONE failed"
-    reset_reason: str | None = None  # "Timeout", "ReleaseFail"
-    runtime_exit: str | None = None  # "signal: killed", "exit status 1"
-    lines: list[str] = field(default_factory=list)
-
-    @property
-    def complete(self) -> bool:
-        """RIE has said its last word on this invocation (a REPORT line or a failed invoke)."""
-        return self.billed_ms is not None or self.failure is not None
-
-
-def parse_invocation_log(lines: Sequence[str]) -> RieReport:
-    """Read the RIE log lines of one invocation, from the request up to its REPORT or failure."""
-    report = RieReport(lines=list(lines))
-    rtdone_ms = report_ms = None
-    for line in lines:
-        if match := _INIT_START.search(line):
-            report.cold_start = True
-        elif (match := _INIT_REPORT.search(line)) and report.init_ms is None:
-            # A failed init logs a second, empty INIT REPORT for the retry inside the invoke.
-            report.init_ms = float(match["ms"])
-        elif _INIT_FAILED.search(line):
-            report.init_failed = True
-        elif (match := _START.search(line)) and report.request_id is None:
-            report.request_id = match["id"]
-        elif match := _RTDONE.search(line):
-            rtdone_ms = float(match["ms"])
-        elif match := _REPORT.search(line):
-            fields = dict(_split_report_field(f) for f in match["fields"].split("\t") if ":" in f)
-            report_ms = _number(fields.get("Duration"))
-            billed = _number(fields.get("Billed Duration"))
-            report.billed_ms = int(billed) if billed is not None else None
-        elif match := _DONE_FAILED.search(line):
-            report.failure = match["type"]
-        if match := _RESET.search(line):
-            report.reset_reason = report.reset_reason or match["reason"]
-        if match := _EXITED.search(line):
-            report.runtime_exit = report.runtime_exit or match["how"]
-    report.duration_ms = rtdone_ms if rtdone_ms is not None else report_ms
-    return report
-
-
-def _split_report_field(text: str) -> tuple[str, str]:
-    key, _, value = text.partition(":")
-    return key.strip(), value.strip()
-
-
-def _number(text: str | None) -> float | None:
-    if not text:
-        return None
-    return float(text.split()[0])
 
 
 class LogFollower:

@@ -18,12 +18,12 @@ from typing import Any
 from supertonic_engine.config import ENV_MODEL_DIR
 from supertonic_engine.prepared import has_prepared
 
+from ..function.limits import MODES, PROFILES, Limits, Profile, open_limits, resolve_profile
+from ..function.rie import DEFAULT_HANDLER, REPO_ROOT, FunctionSpec
+from ..function.sandbox import Sandbox
+from ..function.template import DEFAULT_TEMPLATE, S3Trigger, Template
 from .faults import FaultProxy, FaultSchedule
-from .limits import MODES, PROFILES, Limits, Profile, open_limits, resolve_profile
-from .rie import DEFAULT_HANDLER, REPO_ROOT, FunctionSpec
 from .s3 import LocalS3
-from .sandbox import Sandbox
-from .template import DEFAULT_TEMPLATE, S3Trigger, Template
 
 STANDIN_SIZES = ("tiny", "full")
 DEFAULT_TIMEOUT_S = 60

@@ -26,14 +26,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from ..function.outcome import Outcome
+from ..function.rie import LOOPBACK, RieNotFound
+from ..function.rie_log import is_emulator_detail
+from ..function.sandbox import Invocation
+from ..function.template import S3Trigger, trigger_for
 from .delivery import Delivery, deliver
 from .furl import INTERNAL_ERROR, HttpResponse, http_to_event, result_to_http
 from .local import LocalFunction, add_function_arguments, start_local_function
-from .outcome import Outcome
-from .rie import LOOPBACK, RieNotFound
 from .s3 import s3_put_event
-from .sandbox import Invocation
-from .template import S3Trigger, trigger_for
 
 DEFAULT_PORT = 8000
 BAD_REQUEST = HttpResponse(400, [("content-type", "application/json")], b'{"Message":"Bad Request"}')
@@ -214,7 +215,7 @@ def upload_and_deliver(local: LocalFunction, path: Path, trigger: S3Trigger) -> 
 
 def run(args: argparse.Namespace) -> int:
     def echo(line: str) -> None:
-        if args.rie_log or "(rapid)" not in line:
+        if args.rie_log or not is_emulator_detail(line):
             print(line, file=sys.stderr, flush=True)
 
     try:

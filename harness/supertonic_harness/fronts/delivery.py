@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .outcome import Outcome
-from .sandbox import Invocation, Sandbox
+from ..function.outcome import Outcome
+from ..function.sandbox import Invocation, Sandbox
 
 # Lambda's default MaximumRetryAttempts for asynchronous invokes.
 ASYNC_RETRIES = 2

@@ -1,0 +1,1 @@
+"""``replay``: recorded events sent through the local function, checked, soaked and reported."""
