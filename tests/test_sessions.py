@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from supertonic_engine import config
+from supertonic_engine import SynthesisOptions, config
 from supertonic_engine.assets import load_assets
 from supertonic_engine.config import SessionConfig, usable_cpus
 from supertonic_engine.errors import ConfigurationError, ModelCorrupt
@@ -140,4 +140,4 @@ def test_the_four_sessions_share_one_arena_unless_told_otherwise(tiny_model_dir)
     from supertonic_engine import Engine
 
     engine = Engine.load(tiny_model_dir, session_config=SessionConfig(intra_op_threads=1))
-    assert engine.synthesize("Shared.", steps=2, seed=0).duration_s > 0
+    assert engine.synthesize("Shared.", SynthesisOptions(steps=2, seed=0)).duration_s > 0

@@ -221,7 +221,7 @@ def _render(service: Service, source: SourceObject, clock: Clock, audio_path: Pa
     )
     return render(
         service.engine,
-        _request_from(service, text, source.metadata),
+        _request_from(service, text, source.metadata).prepare(service.engine),
         budget_s=clock.budget_s(),  # read after the download, which may have been slow
         source="s3",
         into=audio_path,

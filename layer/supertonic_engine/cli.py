@@ -13,7 +13,8 @@ from pathlib import Path
 
 from . import audio, prepared
 from .assets import load_assets
-from .synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, SynthesisOptions, TextPreparer, locate_model
+from .deadline import Deadline
+from .synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, Preparer, SynthesisOptions, locate_model
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -77,7 +78,10 @@ def _synthesize(args: argparse.Namespace) -> int:
     fd, partial = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
     os.close(fd)
     try:
-        result = engine.synthesize_into(partial, fmt, _read_text(args.text), options, timeout_s=args.timeout)
+        deadline = Deadline(args.timeout)
+        prepared = engine.prepare(_read_text(args.text), options, format=fmt)
+        with audio.AudioWriter(partial, prepared.format, engine.sample_rate, before_block=deadline.check) as writer:
+            result = engine.synthesize(prepared, deadline=deadline, into=writer)
         os.chmod(partial, 0o666 & ~_umask())  # mkstemp's 0600 was for the half-written file only
         os.replace(partial, output)
     finally:
@@ -117,8 +121,9 @@ def _umask() -> int:
 
 
 def _normalize(args: argparse.Namespace) -> int:
-    preparer = TextPreparer(load_assets(locate_model(args.model)))
-    print(preparer.read_text(_read_text(args.text), args.lang, normalize=not args.no_normalize))
+    preparer = Preparer(load_assets(locate_model(args.model)))
+    options = SynthesisOptions(lang=args.lang, normalize=not args.no_normalize)
+    print(preparer.prepare(_read_text(args.text), options).model_text)
     return 0
 
 
