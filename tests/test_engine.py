@@ -165,12 +165,15 @@ def test_limits_refuse_text_that_reads_long_before_any_audio_is_made(engine):
     from supertonic_engine.synthesis import Limits
 
     # 60 characters as written, 299 as read ("nine nine ... nine"): the written length says little.
-    limits = Limits(max_text_chars=100, max_spoken_chars=200, hint="Use a job.")
+    limits = Limits(max_text_chars=100, max_spoken_chars=200)
     with pytest.raises(SpokenTextTooLong) as err:
         engine.prepare("9" * 60, SynthesisOptions(steps=1), limits=limits)
     assert err.value.field == "text" and isinstance(err.value, TextTooLong)
     assert "299 characters" in err.value.message and "limit is 200" in err.value.message
-    assert err.value.message.endswith("Use a job.")
+    # The engine's own advice: a route that takes longer texts is the caller's to name.
+    assert err.value.caller_bound and err.value.message.endswith("Split it into shorter texts.")
+    assert "job" not in err.value.message
+    assert err.value.advised("Use a job.").endswith("limit is 200. Use a job.")
 
 
 def test_the_forecast_bounds_the_audio_and_synthesis_reuses_it(engine):

@@ -54,9 +54,6 @@ RESPONSES_FOLDER = "responses/"
 # Lambda gives CPU time in proportion to memory: one vCPU-second per second at 1,769 MB.
 LAMBDA_MB_PER_VCPU = 1769
 
-# What a synchronous request that is too large is told to do instead.
-LONG_TEXT_HINT = "For longer text use POST /v1/jobs or drop a .txt file in the input bucket."
-
 DEFAULT_SERVICE_NAME = "supertonic-tts"
 DEFAULT_METRICS_NAMESPACE = "Supertonic"
 
@@ -131,7 +128,6 @@ class FunctionConfig:
             max_text_chars=self.sync_max_text_chars,
             max_spoken_chars=self.sync_max_spoken_chars,
             max_audio_s=self.sync_max_audio_s,
-            hint=LONG_TEXT_HINT,
         )
 
     def session_config(self, env: Mapping[str, str] | None = None) -> SessionConfig:

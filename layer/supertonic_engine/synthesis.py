@@ -79,7 +79,7 @@ class Limits:
     Every bound is checked before any audio is made: the text as written, the text once normalized
     (``"9" * 3000`` reads as 15,000 characters), and the audio the duration predictor forecasts.
     The predictor then runs first for every chunk (milliseconds each) and synthesis reuses its
-    output. None: no bound. ``hint`` (what to do instead) ends each refusal's message.
+    output. None: no bound. Each refusal is a ``TextTooLong`` with ``caller_bound`` set.
     """
 
     max_text_chars: int | None = None
@@ -88,7 +88,6 @@ class Limits:
     # Seconds the caller needs after synthesis per second of audio (base64, an upload): kept back
     # from the deadline once the audio's length is forecast, so the whole answer is ready in time.
     after_s_per_audio_s: float = 0.0
-    hint: str = ""
 
     @property
     def forecast(self) -> bool:
@@ -97,15 +96,15 @@ class Limits:
 
     def check_text(self, text: str) -> None:
         if self.max_text_chars is not None and len(text) > self.max_text_chars:
-            raise TextTooLong(len(text), self.max_text_chars, self.hint)
+            raise TextTooLong(len(text), self.max_text_chars, caller_bound=True)
 
     def check_spoken(self, spoken: str) -> None:
         if self.max_spoken_chars is not None and len(spoken) > self.max_spoken_chars:
-            raise SpokenTextTooLong(len(spoken), self.max_spoken_chars, self.hint)
+            raise SpokenTextTooLong(len(spoken), self.max_spoken_chars, caller_bound=True)
 
     def check_audio(self, seconds: float) -> None:
         if self.max_audio_s is not None and seconds > self.max_audio_s:
-            raise AudioTooLong(seconds, self.max_audio_s, self.hint)
+            raise AudioTooLong(seconds, self.max_audio_s, caller_bound=True)
 
 
 NO_LIMITS = Limits()
