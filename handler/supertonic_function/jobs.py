@@ -19,7 +19,7 @@ from typing import Any
 from supertonic_engine.storage import ObjectTooLarge
 
 from .errors import JobNotFound, utc_now
-from .layout import JOB_ID
+from .layout import JOB_ID, revision
 from .request import parse_request
 from .s3_trigger import result_keys
 from .service import Service
@@ -65,9 +65,10 @@ def status(service: Service, job_id: str) -> dict[str, Any]:
         raise JobNotFound(job_id)
     bucket = service.input_bucket("GET /v1/jobs")
     info = service.store.head(bucket, service.layout.job_key(job_id))
-    if info is None or info.revision is None:
+    job_revision = None if info is None else revision(info.version_id, info.etag)
+    if info is None or job_revision is None:
         raise JobNotFound(job_id)
-    keys = result_keys(service, info.key, info.revision, info.metadata)
+    keys = result_keys(service, info.key, job_revision, info.metadata)
     manifest = service.store.get_json(keys.bucket, keys.manifest)
     if manifest is None:
         if _past_retention(service, info.last_modified):

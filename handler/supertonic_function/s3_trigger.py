@@ -33,7 +33,7 @@ from supertonic_engine.errors import DeadlineExceeded
 from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
 
 from .errors import RecordsLeft, error_manifest, is_input_fault, utc_now
-from .layout import KeyKind, ResultKeys
+from .layout import KeyKind, ResultKeys, revision
 from .rendering import Rendered, render, seconds_left
 from .request import OPTION_FIELDS, TtsRequest, parse_json, parse_request
 from .service import Service
@@ -72,7 +72,7 @@ class SourceObject:
 
     @property
     def revision(self) -> str | None:
-        return self.version_id or self.etag
+        return revision(self.version_id, self.etag)
 
     def to_dict(self) -> dict[str, Any]:
         return {name: value for name, value in asdict(self).items() if name != "metadata"}
