@@ -161,7 +161,7 @@ def render(
         audio=audio,
         audio_path=into,
         size_bytes=size,
-        content_type=content_type(fmt.name, result.sample_rate),
+        content_type=content_type(fmt, result.sample_rate),
         extension=fmt.extension,
         sample_rate=fmt.sample_rate or result.sample_rate,
         encode_ms=result.encode_ms,

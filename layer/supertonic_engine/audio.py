@@ -90,8 +90,8 @@ def audio_format(name: str) -> AudioFormat:
     return fmt
 
 
-def content_type(name: str, sample_rate: int = 44_100) -> str:
-    fmt = audio_format(name)
+def content_type(name: str | AudioFormat, sample_rate: int = 44_100) -> str:
+    fmt = name if isinstance(name, AudioFormat) else audio_format(name)
     return f"{fmt.content_type};rate={sample_rate};channels=1" if fmt.container is None else fmt.content_type
 
 

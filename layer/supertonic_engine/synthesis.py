@@ -213,6 +213,8 @@ class Preparer:
             raise TextTooLong(len(text), self.max_text_chars)
         limits.check_text(text)
         spoken = normalize(text, options.lang) if options.normalize else text
+        if not spoken.strip():
+            raise EmptyText()
         limits.check_spoken(spoken)
         self.encoder.check(spoken)
         chunks = [c for c in chunk_text(spoken, options.chunk_chars) if model_text(c, None).strip(". ")]
