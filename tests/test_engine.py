@@ -205,3 +205,17 @@ def test_time_kept_back_for_delivery_that_leaves_none_refuses_to_start(engine):
         engine.synthesize(engine.prepare(EN * 3, SynthesisOptions(steps=1), limits=Limits(after_s_per_audio_s=1.0)), deadline=2.0)
     assert err.value.message.startswith("no time was left to start synthesis")
     assert "delivering about" in err.value.message and "0/0 chunks" not in err.value.message
+
+
+def test_prepare_checks_the_whole_request_before_any_audio_and_streams_as_given(engine):
+    from supertonic_engine.errors import UnsupportedFormat
+
+    options = SynthesisOptions(voice="F1", steps=1, seed=2)
+    prepared = engine.prepare(EN, options, format="FLAC")
+    assert (prepared.format.name, prepared.options, prepared.model_text) == ("flac", options, f"<en>{EN}</en>")
+    with pytest.raises(UnsupportedFormat) as err:
+        engine.prepare(EN, options, format="aac")
+    assert err.value.field == "format"
+    np.testing.assert_array_equal(engine.synthesize(prepared).audio, engine.synthesize(EN, options).audio)
+    with pytest.raises(TypeError):  # a Prepared carries its options: no second set to disagree with
+        engine.stream(prepared, SynthesisOptions(steps=2))
