@@ -71,8 +71,11 @@ def test_format_lookup_accepts_extensions_and_case():
 def test_streamed_chunks_equal_one_shot_encoding(tmp_path):
     samples = tone(1.0)
     pieces = np.array_split(samples, 7)
-    frames = audio.write_chunks(pieces, tmp_path / "x.flac", SR, "flac")
-    assert frames == samples.size
+    with audio.AudioWriter(tmp_path / "x.flac", "flac", SR) as writer:
+        for piece in pieces:
+            writer.write(piece)
+    assert writer.frames == samples.size
+    assert writer.bytes_written == (tmp_path / "x.flac").stat().st_size
     decoded, _ = sf.read(tmp_path / "x.flac", dtype="int16")
     np.testing.assert_array_equal(decoded, audio.to_pcm16(samples))
 
@@ -107,7 +110,9 @@ def test_streamed_opus_equals_one_shot_opus():
         pytest.skip("this libsndfile has no Opus encoder")
     samples = tone(1.0)
     streamed = io.BytesIO()
-    audio.write_chunks(np.array_split(samples, 5), streamed, SR, "opus")
+    with audio.AudioWriter(streamed, "opus", SR) as writer:
+        for piece in np.array_split(samples, 5):
+            writer.write(piece)
     decoded_streamed, _ = sf.read(io.BytesIO(streamed.getvalue()), dtype="float32")
     decoded_whole, _ = sf.read(io.BytesIO(audio.encode(samples, SR, "opus")), dtype="float32")
     np.testing.assert_array_equal(decoded_streamed, decoded_whole)

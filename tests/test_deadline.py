@@ -11,7 +11,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from supertonic_engine import Engine, SessionConfig
+from supertonic_engine import Engine, SessionConfig, SynthesisOptions
 from supertonic_engine.deadline import Deadline
 from supertonic_engine.errors import DeadlineExceeded, InvalidParameter
 
@@ -109,13 +109,13 @@ def test_synthesis_stops_between_steps_and_chunks(tiny_model_dir):
     text = "This sentence is long enough to take a while to say. " * 40
     # The longest the engine runs between two deadline checks is about one step of one chunk.
     started = time.monotonic()
-    engine.synthesize(text[:100], steps=1, timeout_s=30)
+    engine.synthesize(text[:100], SynthesisOptions(steps=1), deadline=30)
     one_step_s = time.monotonic() - started
     started = time.monotonic()
     with pytest.raises(DeadlineExceeded) as err:
-        engine.synthesize(text, steps=100, timeout_s=0.25, max_chunk_chars=100)
+        engine.synthesize(text, SynthesisOptions(steps=100, max_chunk_chars=100), deadline=0.25)
     assert time.monotonic() - started < 0.25 + 0.2 + 3 * one_step_s
     assert 0 <= err.value.done_chunks < err.value.total_chunks
     assert cpu_seconds_during(0.3) < 0.1
     # The engine is still usable afterwards: the terminate flag belonged to that one call.
-    assert engine.synthesize("Still here.", steps=1, timeout_s=30).duration_s > 0
+    assert engine.synthesize("Still here.", SynthesisOptions(steps=1), deadline=30).duration_s > 0

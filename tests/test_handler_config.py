@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import supertonic_function
+from supertonic_engine.config import usable_cpus
 from supertonic_engine.errors import ConfigurationError
 from supertonic_function.config import VARIABLES, FunctionConfig, TelemetryNames
 
@@ -98,3 +99,13 @@ def test_a_link_lifetime_s3_refuses_is_refused_at_init() -> None:
     with pytest.raises(ConfigurationError) as raised:
         FunctionConfig.from_env({"SUPERTONIC_URL_EXPIRES_S": str(week + 1)})
     assert raised.value.field == "SUPERTONIC_URL_EXPIRES_S" and f"at most {week}" in raised.value.message
+
+
+@pytest.mark.parametrize("memory_mb, expected", [("128", 1), ("1769", 1), ("2048", 2), ("10240", 2)])
+def test_lambda_memory_size_caps_threads_at_its_cpu_share(memory_mb: str, expected: int) -> None:
+    # The engine knows nothing of Lambda: the function passes the threads its memory size buys.
+    host = usable_cpus()
+    config = FunctionConfig.from_env({"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": memory_mb})
+    assert config.session_config({}).intra_op_threads == min(host, expected)
+    assert config.session_config({"SUPERTONIC_INTRA_OP_THREADS": "3"}).intra_op_threads == 3
+    assert FunctionConfig().session_config({}).intra_op_threads == 0  # outside Lambda: the engine's own count

@@ -308,7 +308,7 @@ def test_oversized_job_is_refused_by_size_before_its_text_is_read(app: Any, s3: 
     def read_text(*args: Any, **kwargs: Any) -> str:
         raise AssertionError("the whole text was normalized before the cheap size check")
 
-    monkeypatch.setattr(service.engine, "read_text", read_text)
+    monkeypatch.setattr(service.engine, "prepare", read_text)
     answer = _call(app, _post({"text": "A long job. " * 200}, path="/v1/jobs"))
     assert answer.status == 413 and answer.json()["error"]["code"] == "object_too_large"
     assert s3.list_objects_v2(Bucket=INPUT_BUCKET).get("KeyCount") == 0
@@ -344,7 +344,7 @@ def test_unexpected_failure_is_a_500_without_details(app: Any, configure: Any, m
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(service.engine, "synthesize_into", broken)
+    monkeypatch.setattr(service.engine, "synthesize", broken)
     context = LambdaContext()
     answer = HttpAnswer.of(app.lambda_handler(load_event("furl_post_tts"), context))
     body = answer.body.decode()

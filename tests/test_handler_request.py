@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+from supertonic_engine import Engine, SessionConfig
 from supertonic_engine.errors import (
     EmptyText,
     InvalidParameter,
@@ -15,12 +17,17 @@ from supertonic_engine.errors import (
 )
 from supertonic_engine.synthesis import Limits
 from supertonic_function import config, request
-from supertonic_function.errors import InvalidJson, http_status
+from supertonic_function.errors import InvalidJson, error_detail, http_status
 from supertonic_function.openai import model_speed, parse_openai_request
 from supertonic_function.request import parse_json, parse_request
 from supertonic_function.voices import OPENAI_VOICES, resolve_voice
 
 VOICES = ["F1", "F2", "F3", "F4", "F5", "M1", "M2", "M3", "M4", "M5"]
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_model_dir: Path) -> Engine:
+    return Engine.load(tiny_model_dir, session_config=SessionConfig(intra_op_threads=1))
 
 
 def test_defaults() -> None:
@@ -57,17 +64,21 @@ def test_round_trip_through_the_job_document() -> None:
         (["Hello."], InvalidParameter, "body"),
     ],
 )
-def test_field_errors_name_the_field(data: Any, error: type[Exception], field: str) -> None:
+def test_field_errors_name_the_field(engine: Engine, data: Any, error: type[Exception], field: str) -> None:
+    # The wire's shape is the request's to check, what the values mean the engine's (one place).
     with pytest.raises(error) as raised:
-        parse_request(data, voices=VOICES)
+        parse_request(data, voices=VOICES).prepare(engine)
     assert raised.value.field == field
     assert 400 <= http_status(raised.value) < 500
 
 
-def test_text_limit_points_at_jobs() -> None:
-    with pytest.raises(TextTooLong, match="POST /v1/jobs") as raised:
-        parse_request({"text": "x" * 11}, voices=VOICES, limits=config.FunctionConfig(sync_max_text_chars=10).sync_limits)
+def test_text_limit_points_at_jobs(engine: Engine) -> None:
+    with pytest.raises(TextTooLong) as raised:
+        parse_request({"text": "x" * 11}, voices=VOICES, limits=config.FunctionConfig(sync_max_text_chars=10).sync_limits).prepare(engine)
     assert http_status(raised.value) == 413
+    # The engine's message names no route of the function's; the function's mapping adds its own.
+    assert "job" not in raised.value.message
+    assert error_detail(raised.value)["message"].endswith("For longer text use POST /v1/jobs or drop a .txt file in the input bucket.")
 
 
 def test_query_strings_and_metadata_are_coerced_and_extra_keys_ignored() -> None:
@@ -141,9 +152,9 @@ def test_openai_speed_maps_onto_the_model_range(speed: float, expected: float) -
         ({"input": "x" * 101, "voice": "alloy"}, "input"),
     ],
 )
-def test_openai_refusals_name_openai_fields(data: dict[str, Any], field: str) -> None:
+def test_openai_refusals_name_openai_fields(engine: Engine, data: dict[str, Any], field: str) -> None:
     with pytest.raises((InvalidParameter, EmptyText, TextTooLong)) as raised:
-        parse_openai_request(data, voices=VOICES, limits=Limits(max_text_chars=100))
+        parse_openai_request(data, voices=VOICES, limits=Limits(max_text_chars=100)).prepare(engine)
     assert raised.value.field == field
     if field == "input" and isinstance(raised.value, EmptyText):
         assert "'input'" in raised.value.message or raised.value.message.startswith("input ")

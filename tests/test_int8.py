@@ -14,7 +14,7 @@ import pytest
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, HttpAnswer, LambdaContext, load_event
 
 from supertonic_cli import engine as engine_cli
-from supertonic_engine import Engine, SessionConfig, prepared, sessions
+from supertonic_engine import Engine, SessionConfig, SynthesisOptions, prepared, sessions
 from supertonic_engine.cpu import CpuFeatures, cpu_features, parse_cpuinfo
 from supertonic_engine.errors import ConfigurationError
 from supertonic_tools.optimize.quantize import settings_for
@@ -80,8 +80,8 @@ def test_engine_loads_int8_only_when_asked(int8_model):
     fp32 = Engine.load(int8_model)
     int8 = Engine.load(int8_model, env={"SUPERTONIC_PRECISION": "int8"})
     assert fp32.precision == "fp32" and int8.precision == "int8"
-    a = fp32.synthesize(TEXT, seed=3, steps=4)
-    b = int8.synthesize(TEXT, seed=3, steps=4)
+    a = fp32.synthesize(TEXT, SynthesisOptions(seed=3, steps=4))
+    b = int8.synthesize(TEXT, SynthesisOptions(seed=3, steps=4))
     assert b.precision == "int8"
     # The duration predictor is fp32 in both: the same length, so the waveforms align sample by sample.
     assert a.frames == b.frames

@@ -13,7 +13,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from supertonic_engine import Engine, SessionConfig, prepared
+from supertonic_engine import Engine, SessionConfig, SynthesisOptions, prepared
 from supertonic_tools import optimize
 from supertonic_tools.optimize.guidance import share_guidance_prefix
 from supertonic_tools.optimize.pointwise import rewrite_pointwise_convs
@@ -103,8 +103,8 @@ def test_prepared_engine_reads_the_same_audio_as_the_stock_one(prepared_model):
     stock = Engine.load(prepared_model, session_config=SessionConfig(intra_op_threads=2, prepared=False))
     assert fast.sessions.prepared == GRAPHS and stock.sessions.prepared == ()
     for steps in (2, 8):
-        a = fast.synthesize(TEXT, voice="F1", steps=steps, seed=11, max_chunk_chars=90)
-        b = stock.synthesize(TEXT, voice="F1", steps=steps, seed=11, max_chunk_chars=90)
+        a = fast.synthesize(TEXT, SynthesisOptions(voice="F1", steps=steps, seed=11, max_chunk_chars=90))
+        b = stock.synthesize(TEXT, SynthesisOptions(voice="F1", steps=steps, seed=11, max_chunk_chars=90))
         assert len(a.chunks) > 1 and a.audio.shape == b.audio.shape
         assert np.max(np.abs(a.audio - b.audio)) <= optimize.TOLERANCE
 
@@ -181,7 +181,7 @@ def test_an_unloadable_prepared_graph_falls_back_to_the_stock_one(prepared_model
         engine = Engine.load(model, session_config=SessionConfig(intra_op_threads=1))
     assert "vector_estimator" not in engine.sessions.prepared and len(engine.sessions.prepared) == 3
     assert "not using the prepared vector_estimator" in caplog.text
-    assert engine.synthesize("Still speaks.", steps=1, seed=0).duration_s > 0
+    assert engine.synthesize("Still speaks.", SynthesisOptions(steps=1, seed=0)).duration_s > 0
 
 
 def test_the_prepared_folder_can_live_elsewhere(prepared_model, tmp_path):

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
 import pytest
 
-from supertonic_engine import config
+from supertonic_engine import SynthesisOptions, config
 from supertonic_engine.assets import load_assets
 from supertonic_engine.config import SessionConfig, usable_cpus
 from supertonic_engine.errors import ConfigurationError, ModelCorrupt
@@ -16,8 +15,8 @@ from supertonic_engine.sessions import load_sessions, session_options
 
 
 def test_defaults_are_the_reference_tuning():
-    options = session_options(SessionConfig(), env={})
-    assert options.intra_op_num_threads == usable_cpus({})
+    options = session_options(SessionConfig())
+    assert options.intra_op_num_threads == usable_cpus()
     assert options.inter_op_num_threads == 1
     assert options.execution_mode.name == "ORT_SEQUENTIAL"
     assert options.graph_optimization_level.name == "ORT_ENABLE_ALL"
@@ -40,7 +39,7 @@ def test_every_field_can_be_set_from_the_environment():
         "SUPERTONIC_PREPACKING": "0",
     }
     assert set(env) <= set(config.SESSION_ENV_VARS)
-    options = session_options(SessionConfig.from_env(env), env)
+    options = session_options(SessionConfig.from_env(env))
     assert options.intra_op_num_threads == 1 and options.inter_op_num_threads == 2
     assert options.execution_mode.name == "ORT_PARALLEL"
     assert options.graph_optimization_level.name == "ORT_ENABLE_BASIC"
@@ -94,14 +93,8 @@ def test_a_graph_onnx_runtime_cannot_load_is_named(tiny_model_dir, tmp_path):
         load_sessions(load_assets(broken), SessionConfig(intra_op_threads=1))
 
 
-@pytest.mark.parametrize("memory_mb, expected", [("128", 1), ("1769", 1), ("2048", 2), ("10240", 2)])
-def test_lambda_memory_size_caps_threads_at_its_cpu_share(memory_mb, expected):
-    host = len(os.sched_getaffinity(0))
-    assert usable_cpus({"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": memory_mb}) == min(host, expected)
-
-
 def test_cpu_affinity_is_respected():
-    code = "import os; os.sched_setaffinity(0, {0}); from supertonic_engine.config import usable_cpus; print(usable_cpus({}))"
+    code = "import os; os.sched_setaffinity(0, {0}); from supertonic_engine.config import usable_cpus; print(usable_cpus())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "1"
 
@@ -132,8 +125,8 @@ def test_prepared_graphs_and_profiling_are_switched_from_the_environment():
     assert SessionConfig().prepared is True and SessionConfig().profiling is False
     config_ = SessionConfig.from_env({"SUPERTONIC_PREPARED": "0", "SUPERTONIC_PROFILING": "1"})
     assert config_.prepared is False and config_.profiling is True
-    assert session_options(config_, env={}).enable_profiling is True
-    assert session_options(SessionConfig(), env={}).enable_profiling is False
+    assert session_options(config_).enable_profiling is True
+    assert session_options(SessionConfig()).enable_profiling is False
 
 
 def test_without_prepared_graphs_the_stock_graphs_load(tiny_model_dir):
@@ -142,11 +135,11 @@ def test_without_prepared_graphs_the_stock_graphs_load(tiny_model_dir):
 
 
 def test_the_four_sessions_share_one_arena_unless_told_otherwise(tiny_model_dir):
-    assert session_options(SessionConfig(), env={}).get_session_config_entry("session.use_env_allocators") == "1"
+    assert session_options(SessionConfig()).get_session_config_entry("session.use_env_allocators") == "1"
     for config_ in (SessionConfig.from_env({"SUPERTONIC_SHARED_ARENA": "0"}), SessionConfig(cpu_mem_arena=False)):
         with pytest.raises(RuntimeError, match="does not have configuration"):  # ORT's answer for an unset key
-            session_options(config_, env={}).get_session_config_entry("session.use_env_allocators")
+            session_options(config_).get_session_config_entry("session.use_env_allocators")
     from supertonic_engine import Engine
 
     engine = Engine.load(tiny_model_dir, session_config=SessionConfig(intra_op_threads=1))
-    assert engine.synthesize("Shared.", steps=2, seed=0).duration_s > 0
+    assert engine.synthesize("Shared.", SynthesisOptions(steps=2, seed=0)).duration_s > 0

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from supertonic_engine import audio
 from supertonic_engine.assets import load_assets
-from supertonic_engine.synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, SynthesisOptions, TextPreparer
+from supertonic_engine.deadline import Deadline
+from supertonic_engine.synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, Preparer, SynthesisOptions
 from supertonic_tools import prepare
 from supertonic_tools.models import locate_model
 
@@ -82,7 +83,10 @@ def _synthesize(args: argparse.Namespace) -> int:
     fd, partial = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
     os.close(fd)
     try:
-        result = engine.synthesize_into(partial, fmt, _read_text(args.text), options, timeout_s=args.timeout)
+        deadline = Deadline(args.timeout)
+        prepared = engine.prepare(_read_text(args.text), options, format=fmt)
+        with audio.AudioWriter(partial, prepared.format, engine.sample_rate, before_block=deadline.check) as writer:
+            result = engine.synthesize(prepared, deadline=deadline, into=writer)
         os.chmod(partial, 0o666 & ~_umask())  # mkstemp's 0600 was for the half-written file only
         os.replace(partial, output)
     finally:
@@ -122,8 +126,9 @@ def _umask() -> int:
 
 
 def _normalize(args: argparse.Namespace) -> int:
-    preparer = TextPreparer(load_assets(locate_model(args.model)))
-    print(preparer.read_text(_read_text(args.text), args.lang, normalize=not args.no_normalize))
+    preparer = Preparer(load_assets(locate_model(args.model)))
+    options = SynthesisOptions(lang=args.lang, normalize=not args.no_normalize)
+    print(preparer.prepare(_read_text(args.text), options).model_text)
     return 0
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from supertonic_engine.config import true_or_false  # the environment's and the request fields' yes/no
+from supertonic_engine.config import SessionConfig, true_or_false, usable_cpus  # true_or_false: the environment's and the request fields' yes/no
 from supertonic_engine.errors import ConfigurationError
 from supertonic_engine.storage import MAX_PRESIGNED_URL_S
 from supertonic_engine.synthesis import Limits
@@ -36,6 +36,7 @@ ENV_WARM_UP = "SUPERTONIC_WARM_UP"
 # The function's timeout in seconds. The emulator sets it; Lambda itself does not, so template.yaml
 # passes its Timeout parameter under this same name.
 ENV_FUNCTION_TIMEOUT = "AWS_LAMBDA_FUNCTION_TIMEOUT"
+ENV_FUNCTION_MEMORY = "AWS_LAMBDA_FUNCTION_MEMORY_SIZE"
 ENV_METRICS_NAMESPACE = "POWERTOOLS_METRICS_NAMESPACE"
 ENV_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
 
@@ -50,8 +51,8 @@ JOBS_FOLDER = "jobs/"
 RESULTS_FOLDER = "results/"
 RESPONSES_FOLDER = "responses/"
 
-# What a synchronous request that is too large is told to do instead.
-LONG_TEXT_HINT = "For longer text use POST /v1/jobs or drop a .txt file in the input bucket."
+# Lambda gives CPU time in proportion to memory: one vCPU-second per second at 1,769 MB.
+LAMBDA_MB_PER_VCPU = 1769
 
 DEFAULT_SERVICE_NAME = "supertonic-tts"
 DEFAULT_METRICS_NAMESPACE = "Supertonic"
@@ -80,6 +81,8 @@ class FunctionConfig:
     deadline_margin_s: float = 2.0
     # The invocation timeout, when known (None: running outside Lambda and the emulator).
     function_timeout_s: float | None = None
+    # The function's memory size in MB, when known: Lambda's CPU share follows it.
+    function_memory_mb: int | None = None
     # Lifetime of presigned audio links; each link is also cut to the signing credentials' expiry.
     url_expires_s: int = 3600
     # Days the output bucket keeps results (its lifecycle rule); None: kept until removed.
@@ -125,8 +128,17 @@ class FunctionConfig:
             max_text_chars=self.sync_max_text_chars,
             max_spoken_chars=self.sync_max_spoken_chars,
             max_audio_s=self.sync_max_audio_s,
-            hint=LONG_TEXT_HINT,
         )
+
+    def session_config(self, env: Mapping[str, str] | None = None) -> SessionConfig:
+        """The engine's ONNX Runtime settings (``SUPERTONIC_*``); unless the threads are set there,
+        as many as this memory size's CPU share: ``os.cpu_count()`` says 2 at 2,048 MB where
+        Lambda grants ~1.16 vCPU of time, and a third thread only waits for its quota."""
+        config = SessionConfig.from_env(env)
+        if config.intra_op_threads or self.function_memory_mb is None:
+            return config
+        share = max(1, math.ceil(self.function_memory_mb / LAMBDA_MB_PER_VCPU))
+        return replace(config, intra_op_threads=min(usable_cpus(), share))
 
     @property
     def jobs_prefix(self) -> str:
@@ -223,6 +235,7 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "max_object_bytes": (ENV_MAX_OBJECT_BYTES, _positive_int),
     "deadline_margin_s": (ENV_DEADLINE_MARGIN_S, _non_negative_float),
     "function_timeout_s": (ENV_FUNCTION_TIMEOUT, _positive_float),
+    "function_memory_mb": (ENV_FUNCTION_MEMORY, _positive_int),
     "url_expires_s": (ENV_URL_EXPIRES_S, _positive_int),
     "result_retention_days": (ENV_RESULT_RETENTION_DAYS, _positive_int),
     "upload_mb_per_s": (ENV_UPLOAD_MB_PER_S, _positive_float),

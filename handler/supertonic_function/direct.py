@@ -21,7 +21,7 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
         request = parse_request(event, voices=service.voices, limits=service.config.sync_limits)
         rendered = render(
             service.engine,
-            request,
+            request.prepare(service.engine),
             budget_s=synthesis_budget_s(context, service.config.deadline_margin_s),
             source="direct",
         )

@@ -151,6 +151,10 @@ class UnknownEvent(InvalidRequest):
 
 # --- the mapping ----------------------------------------------------------------------------------------
 
+# What a request refused by its synchronous bounds (the only ``Limits`` the function sets) is told
+# to do instead: the engine knows no jobs or buckets.
+LONG_TEXT_ADVICE = "For longer text use POST /v1/jobs or drop a .txt file in the input bucket."
+
 HTTP_STATUS: Mapping[type[BaseException], int] = {
     SupertonicError: 500,
     InvalidRequest: 400,
@@ -216,6 +220,8 @@ def error_detail(error: BaseException, request_id: str | None = None) -> dict[st
     if not isinstance(error, SupertonicError):
         return {"code": INTERNAL_ERROR_CODE, "message": f"internal error{where}; see the function's logs", "field": None}
     detail = {name: _utf8_safe(value) for name, value in error.to_dict().items()}
+    if isinstance(error, TextTooLong) and error.caller_bound:
+        detail["message"] = _utf8_safe(error.advised(LONG_TEXT_ADVICE))
     private = _nearest(PRIVATE_MESSAGES, error)
     if private is not None:
         detail["message"] = f"{private}{where}; the function's logs say why"

@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
-from supertonic_engine.audio import audio_format, available_formats
+from supertonic_engine.audio import available_formats
 from supertonic_engine.errors import SupertonicError
 from supertonic_engine.synthesis import DEFAULT_VOICE
 
@@ -299,11 +299,12 @@ def openapi_document() -> dict[str, Any]:
 
 
 def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, Any]:
+    prepared = request.prepare(service.engine)
     # Before synthesis: a request nobody can accept the answer to costs nothing.
-    answer = call.negotiate([audio_format(request.format).content_type.split(";")[0], JSON_TYPE])
+    answer = call.negotiate([prepared.format.content_type.split(";")[0], JSON_TYPE])
     rendered = render(
         service.engine,
-        request,
+        prepared,
         budget_s=synthesis_budget_s(call.context, service.config.deadline_margin_s),
         source="http",
     )

@@ -19,7 +19,7 @@ from typing import Any
 from supertonic_engine.storage import ObjectTooLarge
 
 from .errors import JobNotFound, utc_now
-from .layout import JOB_ID
+from .layout import JOB_ID, revision
 from .request import parse_request
 from .s3_trigger import result_keys
 from .service import Service
@@ -44,11 +44,14 @@ def submit(service: Service, data: object) -> Job:
     """
     bucket = service.input_bucket("POST /v1/jobs")
     request = parse_request(data, voices=service.voices)
-    body = json.dumps(request.to_json(), ensure_ascii=False).encode("utf-8")
-    if len(body) > service.config.max_object_bytes:
-        raise ObjectTooLarge(len(body), service.config.max_object_bytes)
-    # The renderer would refuse unreadable characters, empty or over-long text: say so now.
-    service.engine.read_text(request.text, request.options.lang, request.options.normalize)
+    document = json.dumps(request.to_json(), ensure_ascii=False)
+    # A lone surrogate cannot be stored as UTF-8: it is counted here and refused by the text check.
+    size = len(document.encode("utf-8", "surrogatepass"))
+    if size > service.config.max_object_bytes:
+        raise ObjectTooLarge(size, service.config.max_object_bytes)
+    # The renderer would refuse unreadable characters, empty or over-long text: its check, now.
+    request.prepare(service.engine)
+    body = document.encode("utf-8")
     job_id = uuid.uuid4().hex
     job = Job(job_id, bucket, service.layout.job_key(job_id), utc_now())
     service.store.put(bucket, job.key, body, content_type="application/json")
@@ -62,9 +65,10 @@ def status(service: Service, job_id: str) -> dict[str, Any]:
         raise JobNotFound(job_id)
     bucket = service.input_bucket("GET /v1/jobs")
     info = service.store.head(bucket, service.layout.job_key(job_id))
-    if info is None or info.revision is None:
+    job_revision = None if info is None else revision(info.version_id, info.etag)
+    if info is None or job_revision is None:
         raise JobNotFound(job_id)
-    keys = result_keys(service, info.key, info.revision, info.metadata)
+    keys = result_keys(service, info.key, job_revision, info.metadata)
     manifest = service.store.get_json(keys.bucket, keys.manifest)
     if manifest is None:
         if _past_retention(service, info.last_modified):

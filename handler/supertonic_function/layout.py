@@ -48,6 +48,12 @@ class KeyKind(Enum):
     OTHER = "other"  # outside the configured input prefix/suffixes
 
 
+def revision(version_id: str | None, etag: str | None) -> str | None:
+    """The identity of an object's exact content, which names its result folder: the version id
+    when the bucket keeps versions, else the ETag."""
+    return version_id or etag
+
+
 @dataclass(frozen=True)
 class ResultKeys:
     bucket: str

@@ -42,7 +42,7 @@ def parse_openai_request(data: object, *, voices: Sequence[str], limits: Limits 
         raise InvalidParameter(f"model {model!r} is not served here; use one of: {', '.join(MODEL_STEPS)}", field="model")
     if data.get("stream_format", "audio") != "audio":
         raise InvalidParameter("stream_format must be 'audio': this endpoint answers with the whole file", field="stream_format")
-    text = check_text(data.get("input"), limits, field="input")
+    text = check_text(data.get("input"), field="input")
     values = {
         "voice": data.get("voice", SynthesisOptions.voice),
         "lang": data.get("lang", SynthesisOptions.lang),
@@ -50,7 +50,7 @@ def parse_openai_request(data: object, *, voices: Sequence[str], limits: Limits 
         "speed": model_speed(data.get("speed", 1.0)),
         "format": data.get("response_format", DEFAULT_RESPONSE_FORMAT),
     }
-    return build_request(text, values, voices, limits)
+    return build_request(text, values, voices, limits, text_field="input")
 
 
 def model_speed(openai_speed: object) -> float:

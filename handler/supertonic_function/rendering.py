@@ -16,12 +16,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from supertonic_engine import Engine, SynthesisResult
-from supertonic_engine.audio import audio_format, content_type
+from supertonic_engine import AudioWriter, Deadline, Engine, Prepared, SynthesisResult
+from supertonic_engine.audio import content_type
 from supertonic_engine.errors import NoTimeToStart
-from supertonic_engine.synthesis import NO_LIMITS
-
-from .request import TtsRequest
 from .telemetry import record_synthesis
 
 # Bytes a second that delivering an answer moves after synthesis: base64 and the size check run at
@@ -42,7 +39,7 @@ class InvocationContext(Protocol):
 class Rendered:
     """Finished audio and everything a response or a manifest says about it."""
 
-    request: TtsRequest
+    request: Prepared
     result: SynthesisResult
     audio: bytes | None  # None when the audio was encoded straight into ``audio_path``
     audio_path: Path | None
@@ -57,7 +54,7 @@ class Rendered:
         r = self.result
         o = self.request.options
         return {
-            "format": self.request.format,
+            "format": self.request.format.name,
             "content_type": self.content_type,
             "bytes": self.size_bytes,
             "duration_s": round(r.duration_s, 4),
@@ -122,7 +119,7 @@ def synthesis_budget_s(context: InvocationContext | None, margin_s: float) -> fl
 
 def render(
     engine: Engine,
-    request: TtsRequest,
+    request: Prepared,
     *,
     budget_s: float | None,
     source: str,
@@ -134,14 +131,17 @@ def render(
     uploading that file at this rate (synthesis stops early enough for it)."""
     if budget_s is not None and budget_s <= 0:
         raise NoTimeToStart(budget_s, 0.0, "delivering the answer")
-    fmt = audio_format(request.format)
+    fmt = request.format
     delivery = fmt.max_bytes_per_s(engine.sample_rate) / DELIVERY_BYTES_PER_S
-    limits = replace(request.limits or NO_LIMITS, after_s_per_audio_s=delivery)
+    request = replace(request, limits=replace(request.limits, after_s_per_audio_s=delivery))
     target = io.BytesIO() if into is None else into
-    result = engine.synthesize_into(
-        target, request.format, request.text, request.options, timeout_s=budget_s, limits=limits,
-        ship_bytes_per_s=upload_bytes_per_s,
-    )
+    with AudioWriter(target, fmt, engine.sample_rate) as writer:
+        # Shipping what is written so far is kept back from the deadline, so synthesis and the
+        # upload together fit in the budget; the writer checks the same deadline before each block.
+        shipping = (lambda: writer.bytes_written / upload_bytes_per_s) if upload_bytes_per_s else None
+        deadline = Deadline(budget_s, hold_back_s=shipping)
+        writer.before_block = deadline.check
+        result = engine.synthesize(request, deadline=deadline, into=writer)
     if isinstance(target, io.BytesIO):
         audio: bytes | None = target.getvalue()
         size = len(audio)
@@ -161,7 +161,7 @@ def render(
         audio=audio,
         audio_path=into,
         size_bytes=size,
-        content_type=content_type(request.format, result.sample_rate),
+        content_type=content_type(fmt, result.sample_rate),
         extension=fmt.extension,
         sample_rate=fmt.sample_rate or result.sample_rate,
         encode_ms=result.encode_ms,

@@ -1,11 +1,11 @@
-"""One synthesis request, parsed and checked once, whatever it arrived as.
+"""One synthesis request mapped from the wire, whatever it arrived as.
 
 A JSON body (``POST /``, ``POST /v1/tts``, a direct invoke, a ``.json`` job in the bucket), a
 query string (``GET /?text=...``) and S3 object metadata (a ``.txt`` drop) all become the same
-``TtsRequest``. Range checks are the engine's own (``SynthesisOptions``), so the edge and the
-engine can never disagree on what is valid; every problem is raised as a typed error naming its field.
-A synchronous request carries its ``Limits``: the length is checked here, the rest (the text once
-normalized, the audio forecast) by the engine before it makes any audio.
+``TtsRequest``: the wire's fields, names and types mapped onto ``SynthesisOptions``. What the
+values mean (ranges, the text, the voice, the format, ``Limits``) is checked once, by the engine's
+``prepare`` (``TtsRequest.prepare``), so the edge and the engine can never disagree on what is
+valid; every problem is raised as a typed error naming its field.
 JSON text (a body, a job object) is read by ``parse_json``, which turns anything unreadable into
 ``InvalidJson``.
 """
@@ -18,23 +18,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from supertonic_engine.audio import audio_format
-from supertonic_engine.errors import (
-    EmptyText,
-    InvalidParameter,
-    SupertonicError,
-    TextTooLong,
-    UnknownVoice,
-    UnsupportedCharacters,
-)
-from supertonic_engine.synthesis import Limits, SynthesisOptions
+from supertonic_engine import Engine, Prepared
+from supertonic_engine.audio import DEFAULT_FORMAT
+from supertonic_engine.errors import AudioTooLong, EmptyText, InvalidParameter, SpokenTextTooLong, SupertonicError
+from supertonic_engine.synthesis import NO_LIMITS, Limits, SynthesisOptions
 
 from .config import true_or_false
 from .errors import InvalidJson
 from .voices import resolve_voice
 
 ON_ERROR_CHOICES = ("json", "audio")
-DEFAULT_FORMAT = "wav"
 OPTION_FIELDS = ("voice", "lang", "steps", "speed", "format", "seed", "normalize", "on_error")
 FIELDS = ("text", *OPTION_FIELDS)
 
@@ -46,6 +39,18 @@ class TtsRequest:
     format: str = DEFAULT_FORMAT
     on_error: str = "json"
     limits: Limits | None = None  # a synchronous request's bounds; None: the whole timeout is its bound
+    text_field: str = "text"  # what the wire calls the text (``input`` in OpenAI's shape)
+
+    def prepare(self, engine: Engine) -> Prepared:
+        """The engine's one check of this request (text, options, voice, format, limits), its
+        errors naming the wire's field for the text."""
+        try:
+            return engine.prepare(self.text, self.options, limits=self.limits or NO_LIMITS, format=self.format)
+        except SupertonicError as error:
+            # The text as sent is the wire's field; what it reads as (spelled out, as audio) is not.
+            if error.field == "text" and self.text_field != "text" and not isinstance(error, (SpokenTextTooLong, AudioTooLong)):
+                raise _naming(self.text_field, error) from None
+            raise
 
     def to_json(self) -> dict[str, Any]:
         """The request in the ``POST /v1/tts`` body shape; ``parse_request`` reads it back unchanged."""
@@ -99,12 +104,15 @@ def parse_request(
     values = {name: data[name] for name in FIELDS if name in data and data[name] is not None}
     if from_strings:
         values = {name: _from_string(name, value) for name, value in values.items()}
-    text = check_text(values.pop("text", None), limits)
+    text = check_text(values.pop("text", None))
     return build_request(text, values, voices, limits)
 
 
-def build_request(text: str, values: Mapping[str, Any], voices: Sequence[str], limits: Limits | None = None) -> TtsRequest:
-    """The request from already-typed option values (``voice``, ``lang``, ``steps``, ... ``on_error``)."""
+def build_request(
+    text: str, values: Mapping[str, Any], voices: Sequence[str], limits: Limits | None = None, text_field: str = "text"
+) -> TtsRequest:
+    """The request from already-typed option values (``voice``, ``lang``, ``steps``, ... ``on_error``);
+    ``voices`` turns a name in another spelling (``f2``, OpenAI's ``nova``) into the model's."""
     on_error = values.get("on_error", "json")
     if on_error not in ON_ERROR_CHOICES:
         raise InvalidParameter(f"on_error must be one of {', '.join(ON_ERROR_CHOICES)}, got {on_error!r}", field="on_error")
@@ -112,8 +120,6 @@ def build_request(text: str, values: Mapping[str, Any], voices: Sequence[str], l
     if not isinstance(voice, str):
         raise InvalidParameter(f"voice must be a string such as {SynthesisOptions.voice!r}", field="voice")
     voice = resolve_voice(voice, voices)
-    if voice not in voices:
-        raise UnknownVoice(voice, voices)
     fmt = values.get("format", DEFAULT_FORMAT)
     if not isinstance(fmt, str):
         raise InvalidParameter("format must be a string such as 'wav' or 'mp3'", field="format")
@@ -125,27 +131,16 @@ def build_request(text: str, values: Mapping[str, Any], voices: Sequence[str], l
         seed=values.get("seed"),
         normalize=_boolean(values, "normalize", True),
     )
-    return TtsRequest(text=text, options=options, format=audio_format(fmt).name, on_error=on_error, limits=limits)
+    return TtsRequest(text=text, options=options, format=fmt.strip().lower(), on_error=on_error, limits=limits, text_field=text_field)
 
 
-def check_text(text: object, limits: Limits | None, field: str = "text") -> str:
-    """The words to speak, sent in ``field`` (``input`` in OpenAI's shape): present, a string,
-    not blank, not longer than ``limits`` allow as written."""
+def check_text(text: object, field: str = "text") -> str:
+    """The words to speak, sent in ``field`` (``input`` in OpenAI's shape): present and a string
+    (what they say is the engine's to check)."""
     if text is None:
         raise _naming(field, EmptyText(f"{field} is missing: send the words to speak in the '{field}' field"))
     if not isinstance(text, str):
         raise InvalidParameter(f"{field} must be a string, got {type(text).__name__}", field=field)
-    # JSON can spell a lone surrogate ("\\ud800"); it is no character, and UTF-8 cannot store or send it.
-    surrogates = [c for c in text if "\ud800" <= c <= "\udfff"]
-    if surrogates:
-        raise _naming(field, UnsupportedCharacters(surrogates))
-    if not text.strip():
-        raise _naming(field, EmptyText(f"{field} is empty: send at least one speakable character"))
-    if limits is not None:
-        try:
-            limits.check_text(text)
-        except TextTooLong as error:
-            raise _naming(field, error) from None
     return text
 
 
@@ -155,6 +150,8 @@ _Error = TypeVar("_Error", bound=SupertonicError)
 def _naming(field: str, error: _Error) -> _Error:
     """``error`` pointing at ``field``: the engine's text errors always say 'text'."""
     error.field = field
+    if field != "text" and error.message.startswith("text "):
+        error.message = field + error.message[len("text") :]
     return error
 
 

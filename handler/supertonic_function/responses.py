@@ -120,7 +120,7 @@ def _park(service: Service, rendered: Rendered, request_id: str, response_bytes:
     """Put oversized audio in the results bucket and return a presigned GET link to it."""
     bucket = service.config.results_bucket
     if bucket is None:
-        raise ResponseTooLarge(response_bytes, SYNC_RESPONSE_LIMIT, len(rendered.request.text), rendered.request.format)
+        raise ResponseTooLarge(response_bytes, SYNC_RESPONSE_LIMIT, len(rendered.request.text), rendered.request.format.name)
     key = service.layout.response_key(request_id, rendered.extension)
     service.store.put(bucket, key, rendered.audio, content_type=rendered.content_type)
     return service.store.presigned_get(bucket, key, service.config.url_expires_s)

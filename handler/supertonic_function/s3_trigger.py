@@ -33,7 +33,7 @@ from supertonic_engine.errors import DeadlineExceeded
 from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
 
 from .errors import RecordsLeft, error_manifest, is_input_fault, utc_now
-from .layout import KeyKind, ResultKeys
+from .layout import KeyKind, ResultKeys, revision
 from .rendering import Rendered, render, seconds_left
 from .request import OPTION_FIELDS, TtsRequest, parse_json, parse_request
 from .service import Service
@@ -72,7 +72,7 @@ class SourceObject:
 
     @property
     def revision(self) -> str | None:
-        return self.version_id or self.etag
+        return revision(self.version_id, self.etag)
 
     def to_dict(self) -> dict[str, Any]:
         return {name: value for name, value in asdict(self).items() if name != "metadata"}
@@ -221,7 +221,7 @@ def _render(service: Service, source: SourceObject, clock: Clock, audio_path: Pa
     )
     return render(
         service.engine,
-        _request_from(service, text, source.metadata),
+        _request_from(service, text, source.metadata).prepare(service.engine),
         budget_s=clock.budget_s(),  # read after the download, which may have been slow
         source="s3",
         into=audio_path,

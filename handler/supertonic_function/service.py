@@ -59,7 +59,7 @@ class Service:
         loaded: Engine | SupertonicError
         try:
             config = config or FunctionConfig.from_env()
-            loaded = Engine.load(model_dir)
+            loaded = Engine.load(model_dir, session_config=config.session_config())
             if config.warm_up:
                 # The first ORT run allocates its arenas; pay that here, not in the first request.
                 warm_up_ms = loaded.warm_up()

@@ -1,12 +1,20 @@
 """Supertonic 3 text-to-speech on ONNX Runtime, usable with or without Lambda.
 
-    from supertonic_engine import Engine, encode
+    from supertonic_engine import AudioWriter, Engine, SynthesisOptions, encode
     engine = Engine.load("/opt/model")            # or SUPERTONIC_MODEL_DIR
-    result = engine.synthesize("Hello.", voice="F1", lang="en", timeout_s=20)
+    options = SynthesisOptions(voice="F1", lang="en", seed=1)
+    result = engine.synthesize("Hello.", options, deadline=20)
     wav_bytes = encode(result.audio, result.sample_rate, "wav")
+
+    for chunk in engine.stream("A long text.", options):   # lazy: one chunk's audio at a time
+        chunk.samples, chunk.timing.start_s
+
+    prepared = engine.prepare("Hello.", options, format="flac")  # every check, no audio yet
+    with AudioWriter("hello.flac", prepared.format, engine.sample_rate) as writer:
+        engine.synthesize(prepared, into=writer)
 """
 
-from .audio import available_formats, content_type, encode, write_chunks
+from .audio import AudioWriter, available_formats, content_type, encode
 from .config import SessionConfig
 from .errors import (
     DeadlineExceeded,
@@ -23,11 +31,14 @@ from .errors import (
     UnsupportedCharacters,
     UnsupportedFormat,
 )
-from .synthesis import AudioChunk, ChunkTiming, Engine, Limits, SynthesisOptions, SynthesisResult
+from .deadline import Deadline
+from .synthesis import AudioChunk, ChunkTiming, Engine, Limits, Prepared, SynthesisOptions, SynthesisResult
 
 __all__ = [
     "AudioChunk",
+    "AudioWriter",
     "ChunkTiming",
+    "Deadline",
     "DeadlineExceeded",
     "EmptyText",
     "Engine",
@@ -37,6 +48,7 @@ __all__ = [
     "ModelCorrupt",
     "ModelError",
     "ModelMissing",
+    "Prepared",
     "SessionConfig",
     "SupertonicError",
     "SynthesisOptions",
@@ -49,5 +61,4 @@ __all__ = [
     "available_formats",
     "content_type",
     "encode",
-    "write_chunks",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import BinaryIO
@@ -25,6 +25,7 @@ from .errors import UnsupportedFormat
 # Writing in blocks of this size avoids that for every codec, and bounds the temporary copies made
 # per write (clipped, int16, resampled) to one block.
 BLOCK_FRAMES = 1 << 16
+DEFAULT_FORMAT = "wav"
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,8 @@ def audio_format(name: str) -> AudioFormat:
     return fmt
 
 
-def content_type(name: str, sample_rate: int = 44_100) -> str:
-    fmt = audio_format(name)
+def content_type(name: str | AudioFormat, sample_rate: int = 44_100) -> str:
+    fmt = name if isinstance(name, AudioFormat) else audio_format(name)
     return f"{fmt.content_type};rate={sample_rate};channels=1" if fmt.container is None else fmt.content_type
 
 
@@ -170,13 +171,14 @@ def encode(samples: np.ndarray, sample_rate: int, fmt: str = "wav") -> bytes:
 
 def _encode_with(fmt: AudioFormat, samples: np.ndarray, sample_rate: int) -> bytes:
     buffer = io.BytesIO()
-    with AudioWriter(buffer, fmt.name, sample_rate, _format=fmt) as writer:
+    with AudioWriter(buffer, fmt, sample_rate) as writer:
         writer.write(samples)
     return buffer.getvalue()
 
 
 class AudioWriter:
-    """Writes audio chunk by chunk to a path or binary file, so long texts never sit whole in memory.
+    """Writes audio chunk by chunk to a path or binary file, so long texts never sit whole in memory:
+    ``Engine.synthesize(..., into=writer)`` encodes each chunk of the stream as it is made.
 
     ``before_block`` is called before each block is encoded: a deadline check there stops a long
     encode (Opus resamples and encodes at a few tens of times real time) within one block.
@@ -185,14 +187,14 @@ class AudioWriter:
     def __init__(
         self,
         target: str | os.PathLike[str] | BinaryIO,
-        fmt: str,
+        fmt: str | AudioFormat,
         sample_rate: int,
         *,
         before_block: Callable[[], None] | None = None,
-        _format: AudioFormat | None = None,
     ) -> None:
-        self.format = _format or audio_format(fmt)
-        self._before_block = before_block
+        self.format = fmt if isinstance(fmt, AudioFormat) else audio_format(fmt)
+        self.target = target
+        self.before_block = before_block
         self.source_rate = sample_rate
         self.file_rate = self.format.sample_rate or sample_rate
         self._resampler = Resampler(sample_rate, self.file_rate) if self.file_rate != sample_rate else None
@@ -214,8 +216,8 @@ class AudioWriter:
     def write(self, samples: np.ndarray) -> None:
         samples = np.asarray(samples, dtype=np.float32).reshape(-1)
         for start in range(0, samples.size, BLOCK_FRAMES):
-            if self._before_block is not None:
-                self._before_block()
+            if self.before_block is not None:
+                self.before_block()
             block = samples[start : start + BLOCK_FRAMES]
             if self._resampler is not None:
                 block = self._resampler.process(block)
@@ -229,6 +231,16 @@ class AudioWriter:
         else:
             self._sound.write(np.clip(np.nan_to_num(samples, nan=0.0), -1.0, 1.0))  # type: ignore[union-attr]
         self.frames += samples.size
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes in the target so far (libsndfile writes through, so a file's size is current)."""
+        if isinstance(self.target, (str, os.PathLike)):
+            return os.stat(self.target).st_size
+        try:
+            return self.target.tell()
+        except (OSError, ValueError):
+            return 0
 
     def close(self) -> None:
         if self._resampler is not None:
@@ -245,10 +257,3 @@ class AudioWriter:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-
-def write_chunks(chunks: Iterable[np.ndarray], target: str | os.PathLike[str] | BinaryIO, sample_rate: int, fmt: str = "wav") -> int:
-    """Encode an iterable of sample arrays into one file; returns the frames written."""
-    with AudioWriter(target, fmt, sample_rate) as writer:
-        for chunk in chunks:
-            writer.write(chunk)
-    return writer.frames

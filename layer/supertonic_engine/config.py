@@ -26,10 +26,6 @@ ENV_PRECISION = "SUPERTONIC_PRECISION"
 ENV_MAX_TEXT_CHARS = "SUPERTONIC_MAX_TEXT_CHARS"
 DEFAULT_MAX_TEXT_CHARS = 100_000
 
-# Lambda gives CPU time in proportion to memory: one vCPU-second per second at 1,769 MB.
-LAMBDA_MB_PER_VCPU = 1769
-
-
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where generated stand-in models and prepared graphs live (never inside the repository)."""
     env = os.environ if env is None else env
@@ -44,13 +40,13 @@ def max_text_chars(env: Mapping[str, str] | None = None) -> int:
     return _env_int(env, ENV_MAX_TEXT_CHARS, DEFAULT_MAX_TEXT_CHARS, minimum=1)
 
 
-def usable_cpus(env: Mapping[str, str] | None = None) -> int:
-    """CPUs this process may really use: affinity, cgroup CPU quota and Lambda's memory-based share.
+def usable_cpus() -> int:
+    """CPUs this process may really use: its affinity mask and its cgroup's CPU quota.
 
-    ``os.cpu_count()`` reports the host's cores even when a quota or an affinity mask allows less,
-    and on Lambda it says 2 at 2,048 MB where only ~1.16 vCPU of time is granted.
+    ``os.cpu_count()`` reports the host's cores even when a quota or an affinity mask allows less.
+    A platform that grants CPU time some other way (Lambda: by memory size) sets
+    ``SessionConfig.intra_op_threads`` itself.
     """
-    env = os.environ if env is None else env
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -58,9 +54,6 @@ def usable_cpus(env: Mapping[str, str] | None = None) -> int:
     quota = _cgroup_cpu_quota()
     if quota is not None:
         cpus = min(cpus, max(1, math.ceil(quota)))
-    memory_mb = env.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")
-    if memory_mb and memory_mb.isdigit():
-        cpus = min(cpus, max(1, math.ceil(int(memory_mb) / LAMBDA_MB_PER_VCPU)))
     return max(1, cpus)
 
 
@@ -174,8 +167,8 @@ class SessionConfig:
         config = replace(cls(), **values)
         return replace(config, **overrides) if overrides else config
 
-    def threads(self, env: Mapping[str, str] | None = None) -> int:
-        return self.intra_op_threads or usable_cpus(env)
+    def threads(self) -> int:
+        return self.intra_op_threads or usable_cpus()
 
 
 ENV_SESSION_PREFIX = "SUPERTONIC_"

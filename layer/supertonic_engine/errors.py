@@ -54,10 +54,19 @@ class TextTooLong(InvalidRequest):
     code = "text_too_long"
     field = "text"
 
-    def __init__(self, length: float, limit: float, hint: str = "") -> None:
+    ADVICE = "Split it into shorter texts."
+
+    def __init__(self, length: float, limit: float, *, caller_bound: bool = False) -> None:
         self.length = length
         self.limit = limit
-        super().__init__(f"{self.describe(length, limit)} {hint or 'Split it, or send it as a job.'}")
+        # True: the bound was the caller's ``Limits`` (what one call may cost), not the engine's
+        # maximum; the caller may know a way out (another route) to put in the message.
+        self.caller_bound = caller_bound
+        super().__init__(f"{self.describe(length, limit)} {self.ADVICE}")
+
+    def advised(self, advice: str) -> str:
+        """The message ending with ``advice`` (what this caller can do instead) in place of the engine's."""
+        return self.message.removesuffix(self.ADVICE) + advice
 
     @staticmethod
     def describe(length: float, limit: float) -> str:

@@ -48,7 +48,7 @@ class Sessions:
     precision: str = "fp32"  # of the text encoder and vector estimator
 
 
-def session_options(config: SessionConfig, env: Mapping[str, str] | None = None) -> ort.SessionOptions:
+def session_options(config: SessionConfig) -> ort.SessionOptions:
     """Translate a ``SessionConfig`` into ``ort.SessionOptions``.
 
     ONNX Runtime accepts any config key and most values silently, so every value is checked here.
@@ -69,7 +69,7 @@ def session_options(config: SessionConfig, env: Mapping[str, str] | None = None)
         ) from None
     options = ort.SessionOptions()
     # Explicit thread counts also stop ORT from pinning threads to cores it may not own in a container.
-    options.intra_op_num_threads = config.threads(env)
+    options.intra_op_num_threads = config.threads()
     options.inter_op_num_threads = max(1, config.inter_op_threads)
     options.execution_mode = mode
     options.graph_optimization_level = level
@@ -103,7 +103,7 @@ def _share_one_arena() -> bool:
 def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env: Mapping[str, str] | None = None) -> Sessions:
     """Build the four sessions with one set of options; a graph ORT cannot load names its file."""
     config = config or SessionConfig.from_env(env)
-    options = session_options(config, env)
+    options = session_options(config)
     started = time.perf_counter()
     sources = graph_files(assets.root)
     copies = prepared.find_prepared(sources, prepared.prepared_dir(assets.root, env)) if config.prepared else {}

@@ -186,11 +186,6 @@ class ObjectInfo:
     metadata: Mapping[str, str] = field(default_factory=dict)
     last_modified: datetime | None = None
 
-    @property
-    def revision(self) -> str | None:
-        """The identity of this exact content: the version id when the bucket keeps versions, else the ETag."""
-        return self.version_id or self.etag
-
 
 @dataclass(frozen=True)
 class PresignedUrl:

@@ -11,19 +11,19 @@ import logging
 import math
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from . import config
 from .assets import ModelAssets, VoiceStyle, load_assets, resolve_model_dir
-from .audio import AudioWriter
+from .audio import DEFAULT_FORMAT, AudioFormat, AudioWriter, audio_format
 from .config import SessionConfig
 from .deadline import Deadline
-from .errors import AudioTooLong, EmptyText, InvalidParameter, ModelMissing, SpokenTextTooLong, TextTooLong, UnknownLanguage
+from .errors import AudioTooLong, EmptyText, InvalidParameter, ModelMissing, SpokenTextTooLong, TextTooLong, UnknownLanguage, UnsupportedCharacters
 from .sessions import Sessions, load_sessions
 from .standin_marker import NOTE
 from .text import LANGUAGES, chunk_text, default_max_chunk_chars, normalize
@@ -79,7 +79,7 @@ class Limits:
     Every bound is checked before any audio is made: the text as written, the text once normalized
     (``"9" * 3000`` reads as 15,000 characters), and the audio the duration predictor forecasts.
     The predictor then runs first for every chunk (milliseconds each) and synthesis reuses its
-    output. None: no bound. ``hint`` (what to do instead) ends each refusal's message.
+    output. None: no bound. Each refusal is a ``TextTooLong`` with ``caller_bound`` set.
     """
 
     max_text_chars: int | None = None
@@ -88,7 +88,6 @@ class Limits:
     # Seconds the caller needs after synthesis per second of audio (base64, an upload): kept back
     # from the deadline once the audio's length is forecast, so the whole answer is ready in time.
     after_s_per_audio_s: float = 0.0
-    hint: str = ""
 
     @property
     def forecast(self) -> bool:
@@ -97,15 +96,15 @@ class Limits:
 
     def check_text(self, text: str) -> None:
         if self.max_text_chars is not None and len(text) > self.max_text_chars:
-            raise TextTooLong(len(text), self.max_text_chars, self.hint)
+            raise TextTooLong(len(text), self.max_text_chars, caller_bound=True)
 
     def check_spoken(self, spoken: str) -> None:
         if self.max_spoken_chars is not None and len(spoken) > self.max_spoken_chars:
-            raise SpokenTextTooLong(len(spoken), self.max_spoken_chars, self.hint)
+            raise SpokenTextTooLong(len(spoken), self.max_spoken_chars, caller_bound=True)
 
     def check_audio(self, seconds: float) -> None:
         if self.max_audio_s is not None and seconds > self.max_audio_s:
-            raise AudioTooLong(seconds, self.max_audio_s, self.hint)
+            raise AudioTooLong(seconds, self.max_audio_s, caller_bound=True)
 
 
 NO_LIMITS = Limits()
@@ -141,7 +140,7 @@ class SynthesisResult:
     model_kind: str
     text: str  # what the model read, one chunk per line
     options: SynthesisOptions = field(default_factory=SynthesisOptions)
-    encode_ms: float = 0.0  # time spent writing the file (synthesize_into only)
+    encode_ms: float = 0.0  # time spent encoding into a writer (``synthesize(into=...)`` only)
     precision: str = "fp32"  # of the text encoder and vector estimator that made it
 
     @property
@@ -169,22 +168,57 @@ def locate_model(model_dir: str | os.PathLike[str] | None = None, env: Mapping[s
     return root
 
 
-class TextPreparer:
-    """Text to chunks the model can read: normalize, check every character, split; needs no sessions."""
+@dataclass(frozen=True)
+class Prepared:
+    """A checked request, ready to synthesize: what ``Engine.prepare`` returns and ``stream`` reads.
+
+    Everything that can be refused without running the model has been: the text (characters,
+    lengths as written and as spoken), the options, the voice and the output format.
+    """
+
+    text: str  # as sent
+    chunks: tuple[str, ...]  # what the model reads, one call of the pipeline each
+    options: SynthesisOptions
+    style: VoiceStyle
+    format: AudioFormat
+    limits: Limits = NO_LIMITS
+
+    @property
+    def model_text(self) -> str:
+        """The exact text the model will read, one chunk per line, tags included."""
+        return "\n".join(model_text(chunk, self.options.lang) for chunk in self.chunks)
+
+
+class Preparer:
+    """The one check of a request: text, options, voice and format to a ``Prepared``; needs no sessions."""
 
     def __init__(self, assets: ModelAssets, env: Mapping[str, str] | None = None) -> None:
+        self.assets = assets
         self.encoder = TextEncoder(assets.indexer)
         self.max_text_chars = config.max_text_chars(env)
 
-    def chunks(self, text: str, options: SynthesisOptions, limits: Limits = NO_LIMITS) -> list[str]:
+    def prepare(
+        self, text: str, options: SynthesisOptions | None = None, *, limits: Limits = NO_LIMITS, format: str = DEFAULT_FORMAT
+    ) -> Prepared:
+        options = options or SynthesisOptions()
+        chunks = self._chunks(text, options, limits)
+        return Prepared(text, tuple(chunks), options, self.assets.voice(options.voice), audio_format(format), limits)
+
+    def _chunks(self, text: str, options: SynthesisOptions, limits: Limits) -> list[str]:
         if not isinstance(text, str):
             raise InvalidParameter(f"text must be a string, got {type(text).__name__}", field="text")
+        # JSON can spell a lone surrogate ("\\ud800"); it is no character, and UTF-8 cannot store or send it.
+        surrogates = [c for c in text if "\ud800" <= c <= "\udfff"]
+        if surrogates:
+            raise UnsupportedCharacters(surrogates)
         if not text.strip():
             raise EmptyText()
         if len(text) > self.max_text_chars:
             raise TextTooLong(len(text), self.max_text_chars)
         limits.check_text(text)
         spoken = normalize(text, options.lang) if options.normalize else text
+        if not spoken.strip():
+            raise EmptyText()
         limits.check_spoken(spoken)
         self.encoder.check(spoken)
         chunks = [c for c in chunk_text(spoken, options.chunk_chars) if model_text(c, None).strip(". ")]
@@ -192,19 +226,18 @@ class TextPreparer:
             raise EmptyText("text has nothing to say once symbols and emoji are removed: send words")
         return chunks
 
-    def read_text(self, text: str, lang: str = DEFAULT_LANG, normalize: bool = True, max_chunk_chars: int | None = None) -> str:
-        """The exact text the model will read for ``text``, one chunk per line, tags included."""
-        options = SynthesisOptions(lang=lang, normalize=normalize, max_chunk_chars=max_chunk_chars)
-        return "\n".join(model_text(chunk, lang) for chunk in self.chunks(text, options))
-
 
 class Engine:
-    """Supertonic 3 loaded once: four ONNX sessions, the text encoder and the voices."""
+    """Supertonic 3 loaded once: four ONNX sessions, the text encoder and the voices.
+
+    ``prepare`` checks a request; ``stream`` yields its audio chunk by chunk under a deadline;
+    ``synthesize`` collects the stream into one waveform, or into an ``AudioWriter``.
+    """
 
     def __init__(self, assets: ModelAssets, sessions: Sessions, env: Mapping[str, str] | None = None) -> None:
         self.assets = assets
         self.sessions = sessions
-        self.text = TextPreparer(assets, env)
+        self.preparer = Preparer(assets, env)
 
     @classmethod
     def load(
@@ -245,112 +278,78 @@ class Engine:
     def languages(self) -> tuple[str, ...]:
         return LANGUAGES
 
-    def read_text(self, text: str, lang: str = DEFAULT_LANG, normalize: bool = True) -> str:
-        """Dry run: the exact text the model will read, one chunk per line."""
-        return self.text.read_text(text, lang, normalize)
-
     # --- synthesis ---------------------------------------------------------------------------------
+
+    def prepare(
+        self, text: str, options: SynthesisOptions | None = None, *, limits: Limits = NO_LIMITS, format: str = DEFAULT_FORMAT
+    ) -> Prepared:
+        """Check ``text`` with ``options`` (defaults: ``SynthesisOptions()``) and split it into chunks;
+        raises the typed ``InvalidRequest`` errors. ``limits`` bound the text here and the forecast
+        audio when it is synthesized; ``format`` is the file ``synthesize(into=...)`` will write."""
+        return self.preparer.prepare(text, options, limits=limits, format=format)
+
+    def stream(
+        self, request: str | Prepared, options: SynthesisOptions | None = None, *, deadline: float | Deadline | None = None
+    ) -> Iterator[AudioChunk]:
+        """Yield the audio chunk by chunk, so memory stays flat however long the text is.
+
+        ``request``: text (prepared here with ``options``) or a ``Prepared``. The request is checked
+        now; the audio is made as the iterator is read. ``deadline``: seconds, or a ``Deadline``
+        shared with the caller's own work (the encoding of a file); compute stops when it passes.
+        """
+        prepared = self._prepared(request, options)
+        return self._generate(prepared, deadline if isinstance(deadline, Deadline) else Deadline(deadline))
 
     def synthesize(
         self,
-        text: str,
-        voice: str = DEFAULT_VOICE,
-        lang: str = DEFAULT_LANG,
-        steps: int = DEFAULT_STEPS,
-        speed: float = DEFAULT_SPEED,
-        seed: int | None = None,
+        request: str | Prepared,
+        options: SynthesisOptions | None = None,
         *,
-        normalize: bool = True,
-        timeout_s: float | None = None,
-        max_chunk_chars: int | None = None,
-        silence_s: float = DEFAULT_SILENCE_S,
+        deadline: float | Deadline | None = None,
+        into: AudioWriter | None = None,
     ) -> SynthesisResult:
-        """Synthesize ``text`` and return the whole waveform with per-chunk timings."""
-        options = SynthesisOptions(voice, lang, steps, speed, seed, normalize, max_chunk_chars, silence_s)
-        return self.synthesize_with(text, options, timeout_s=timeout_s)
-
-    def synthesize_with(
-        self, text: str, options: SynthesisOptions, *, timeout_s: float | None = None, limits: Limits = NO_LIMITS
-    ) -> SynthesisResult:
-        """``synthesize`` for callers that already hold validated ``SynthesisOptions``."""
+        """``stream`` collected: the whole waveform with per-chunk timings, or, with ``into``, each
+        chunk encoded as it is made (memory stays flat; ``audio`` is None and ``encode_ms`` says
+        what encoding took). A writer built with ``before_block=deadline.check`` of the same
+        ``Deadline`` keeps encoding inside it too."""
+        prepared = self._prepared(request, options)
         pieces: list[np.ndarray] = []
-        result = self._collect(self.stream_with(text, options, timeout_s=timeout_s, limits=limits), options, pieces.append)
-        result.audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
-        return result
-
-    def synthesize_into(
-        self,
-        target: str | os.PathLike[str] | BinaryIO,
-        fmt: str,
-        text: str,
-        options: SynthesisOptions,
-        *,
-        timeout_s: float | None = None,
-        limits: Limits = NO_LIMITS,
-        ship_bytes_per_s: float | None = None,
-    ) -> SynthesisResult:
-        """Encode chunk by chunk into ``target`` (a path or binary file): memory stays flat for any text length.
-
-        Encoding is inside the deadline (checked before each block the writer encodes), so the
-        file is finished when the deadline says it must be. The returned result has ``audio=None``.
-        A file target is complete only if this returns. ``ship_bytes_per_s``: the rate the caller
-        ships the file at afterwards (an upload); the deadline keeps back the time shipping what is
-        written so far takes, so synthesis and shipping together fit in ``timeout_s``.
-        """
-        written = [0]
-        hold_back = (lambda: written[0] / ship_bytes_per_s) if ship_bytes_per_s else None
-        deadline = Deadline(timeout_s, hold_back_s=hold_back)
-        with AudioWriter(target, fmt, self.sample_rate, before_block=deadline.check) as writer:
-            spent = [0.0]
-
-            def write(samples: np.ndarray) -> None:
-                started = time.perf_counter()
-                writer.write(samples)
-                spent[0] += time.perf_counter() - started
-                written[0] = _bytes_in(target)
-
-            result = self._collect(self._stream(text, options, deadline, limits), options, write)
-        result.encode_ms = spent[0] * 1000.0
-        result.synth_ms -= result.encode_ms
-        return result
-
-    def _collect(self, pieces: Iterator[AudioChunk], options: SynthesisOptions, sink: Callable[[np.ndarray], None]) -> SynthesisResult:
-        started = time.perf_counter()
         timings: list[ChunkTiming] = []
         frames = 0
-        for piece in pieces:
-            sink(piece.samples)
+        encode_s = 0.0
+        started = time.perf_counter()
+        for piece in self.stream(prepared, deadline=deadline):
+            if into is None:
+                pieces.append(piece.samples)
+            else:
+                encoding = time.perf_counter()
+                into.write(piece.samples)
+                encode_s += time.perf_counter() - encoding
             timings.append(piece.timing)
             frames += piece.samples.size
+        total_ms = (time.perf_counter() - started) * 1000.0
         return SynthesisResult(
-            audio=None,
+            audio=None if into is not None else (np.concatenate(pieces) if pieces else np.zeros(0, np.float32)),
             sample_rate=self.sample_rate,
             frames=frames,
             chunks=timings,
-            synth_ms=(time.perf_counter() - started) * 1000.0,
+            synth_ms=total_ms - encode_s * 1000.0,
             model_kind=self.model_kind,
-            text="\n".join(model_text(t.text, options.lang) for t in timings),
-            options=options,
+            text="\n".join(model_text(t.text, prepared.options.lang) for t in timings),
+            options=prepared.options,
+            encode_ms=encode_s * 1000.0,
             precision=self.precision,
         )
 
-    def stream(self, text: str, voice: str = DEFAULT_VOICE, lang: str = DEFAULT_LANG, *, timeout_s: float | None = None, **options: object) -> Iterator[AudioChunk]:
-        """Yield the audio chunk by chunk, so memory stays flat however long the text is."""
-        return self.stream_with(text, SynthesisOptions(voice=voice, lang=lang, **options), timeout_s=timeout_s)  # type: ignore[arg-type]
+    def _prepared(self, request: str | Prepared, options: SynthesisOptions | None) -> Prepared:
+        if isinstance(request, Prepared):
+            if options is not None:
+                raise TypeError("a Prepared request carries its options: pass them to prepare()")
+            return request
+        return self.prepare(request, options)
 
-    def stream_with(
-        self, text: str, options: SynthesisOptions, *, timeout_s: float | None = None, limits: Limits = NO_LIMITS
-    ) -> Iterator[AudioChunk]:
-        return self._stream(text, options, Deadline(timeout_s), limits)
-
-    def _stream(self, text: str, options: SynthesisOptions, deadline: Deadline, limits: Limits) -> Iterator[AudioChunk]:
-        chunks = self.text.chunks(text, options, limits)
-        style = self.assets.voice(options.voice)
-        return self._generate(chunks, style, options, deadline, limits)
-
-    def _generate(
-        self, chunks: list[str], style: VoiceStyle, options: SynthesisOptions, deadline: Deadline, limits: Limits
-    ) -> Iterator[AudioChunk]:
+    def _generate(self, prepared: Prepared, deadline: Deadline) -> Iterator[AudioChunk]:
+        chunks, style, options, limits = prepared.chunks, prepared.style, prepared.options, prepared.limits
         # RandomState(seed) draws exactly what np.random.seed(seed); np.random.randn(...) draws,
         # which is how the official package samples its noise.
         rng = np.random.RandomState(options.seed)
@@ -387,7 +386,7 @@ class Engine:
 
     def _plan(self, chunk: str, style: VoiceStyle, options: SynthesisOptions, deadline: Deadline) -> _ChunkPlan:
         """A chunk's model inputs and the duration predictor's forecast, the first graph of its pipeline."""
-        text_ids, text_mask = self.text.encoder.encode(chunk, options.lang)
+        text_ids, text_mask = self.preparer.encoder.encode(chunk, options.lang)
         duration, *_ = deadline.run(self.sessions.duration_predictor, {"text_ids": text_ids, "style_dp": style.dp, "text_mask": text_mask})
         return _ChunkPlan(text_ids, text_mask, duration / options.speed)
 
@@ -429,7 +428,8 @@ class Engine:
     def warm_up(self) -> float:
         """Run one short synthesis so the first request does not pay ORT's first-run allocations; returns ms."""
         started = time.perf_counter()
-        self.synthesize("Ready.", voice=DEFAULT_VOICE if DEFAULT_VOICE in self.voices else self.voices[0], lang="en", steps=1, seed=0, normalize=False)
+        voice = DEFAULT_VOICE if DEFAULT_VOICE in self.voices else self.voices[0]
+        self.synthesize("Ready.", SynthesisOptions(voice=voice, lang="en", steps=1, seed=0, normalize=False))
         return (time.perf_counter() - started) * 1000.0
 
 
@@ -441,16 +441,6 @@ class _ChunkPlan(NamedTuple):
     @property
     def speech_s(self) -> float:
         return float(self.duration[0])
-
-
-def _bytes_in(target: str | os.PathLike[str] | BinaryIO) -> int:
-    """Bytes written to ``target`` so far (libsndfile writes through, so the file's size is current)."""
-    if isinstance(target, (str, os.PathLike)):
-        return os.stat(target).st_size
-    try:
-        return target.tell()
-    except (OSError, ValueError):
-        return 0
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:

@@ -81,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from supertonic_engine import Engine
+    from supertonic_engine import Engine, SynthesisOptions
     from supertonic_tools.prepare import ensure_prepared
     from supertonic_tools.models import locate_model
 
@@ -96,8 +96,9 @@ def run_command(args: argparse.Namespace) -> int:
     rss_both = rss_mb()
     results = []
     for lang, text in SENTENCES:
-        a = fp32.synthesize(text, voice=VOICE, lang=lang, steps=args.steps, seed=SEED)
-        b = int8.synthesize(text, voice=VOICE, lang=lang, steps=args.steps, seed=SEED)
+        options = SynthesisOptions(voice=VOICE, lang=lang, steps=args.steps, seed=SEED)
+        a = fp32.synthesize(text, options)
+        b = int8.synthesize(text, options)
         results.append(compare(lang, text, a.audio, b.audio, fp32.sample_rate))
     report = {
         "model_dir": str(model_dir),

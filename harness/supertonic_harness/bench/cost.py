@@ -36,7 +36,7 @@ def request_usd(memory_mb: int, seconds: float) -> float:
 
 def lambda_threads(memory_mb: int) -> int:
     """Intra-op threads the engine picks at this size (its usable CPUs: one per started 1,769 MB)."""
-    from supertonic_engine.config import LAMBDA_MB_PER_VCPU
+    from supertonic_function.config import LAMBDA_MB_PER_VCPU
 
     return max(1, min(os.cpu_count() or 1, math.ceil(memory_mb / LAMBDA_MB_PER_VCPU)))
 

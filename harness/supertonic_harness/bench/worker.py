@@ -63,12 +63,11 @@ class OursSide:
 
     def run(self, request: dict):
         """Yield (audio piece, tokens, frames) per chunk."""
+        from supertonic_engine import SynthesisOptions
         from supertonic_engine.text.unicode import model_text
 
-        pieces = self.engine.stream(
-            request["text"], voice=request["voice"], lang=request["lang"], steps=request["steps"],
-            seed=request["seed"], normalize=False,
-        )
+        options = SynthesisOptions(voice=request["voice"], lang=request["lang"], steps=request["steps"], seed=request["seed"], normalize=False)
+        pieces = self.engine.stream(request["text"], options)
         for piece in pieces:
             timing = piece.timing
             frames = round((timing.end_s - timing.start_s) * self.sample_rate) // FRAME

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from supertonic_engine.config import LAMBDA_MB_PER_VCPU
+from supertonic_function.config import LAMBDA_MB_PER_VCPU
 from supertonic_engine.config import own_cgroups as _own_cgroups
 
 from .measure import MB, TreeSampler

@@ -13,7 +13,7 @@ import unicodedata
 
 import numpy as np
 
-from ..errors import EmptyText, UnsupportedCharacters
+from ..errors import UnsupportedCharacters
 
 _EMOJI = re.compile(
     "[\U0001f600-\U0001f64f\U0001f300-\U0001f5ff\U0001f680-\U0001f6ff\U0001f700-\U0001f77f"
@@ -66,8 +66,6 @@ class TextEncoder:
 
     def check(self, text: str) -> None:
         """Raise ``UnsupportedCharacters`` naming each input character the model cannot read."""
-        if not text.strip():
-            raise EmptyText()
         unreadable = set()
         for char in set(text):
             # A character may become several (NFKD) or nothing (emoji); judge what it becomes.
