@@ -93,3 +93,4 @@ def test_without_a_model_directory_health_is_a_503_naming_the_setting():
     assert facts["status"] == 503 and facts["health"]["status"] == "unavailable" and facts["health"]["model_loaded"] is False
     error = facts["health"]["error"]
     assert error["code"] == "model_missing" and error["field"] == "SUPERTONIC_MODEL_DIR"
+    assert "set SUPERTONIC_MODEL_DIR" in error["message"] and "fetch-model" in error["message"]  # says what to do

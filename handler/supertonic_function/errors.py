@@ -19,6 +19,7 @@ from supertonic_engine.errors import (
     InvalidParameter,
     InvalidRequest,
     ModelError,
+    ModelNotConfigured,
     SupertonicError,
     TextTooLong,
     UnknownLanguage,
@@ -187,11 +188,13 @@ HTTP_STATUS: Mapping[type[BaseException], int] = {
 # Failures whose message says where things are stored (a bucket, whose name holds the account id,
 # a key, an ETag, a path on disk) or quotes S3's own reply. The message goes only to the log line
 # log_error writes, which carries the request id; the caller gets this sentence and that request id.
-PRIVATE_MESSAGES: Mapping[type[BaseException], str] = {
+# None marks a kind whose message is public although its family's is not: it names a setting, no path.
+PRIVATE_MESSAGES: Mapping[type[BaseException], str | None] = {
     StorageError: "the function's storage (S3) failed",
     StorageUnavailable: "the function's storage (S3) is busy or unreachable; try again shortly",
     ObjectMissing: "an object the request needs is not in the function's storage",
     ModelError: "the function's model could not be loaded",
+    ModelNotConfigured: None,
 }
 
 INTERNAL_ERROR_CODE = "internal_error"

@@ -161,6 +161,10 @@ class ModelMissing(ModelError):
     code = "model_missing"
 
 
+class ModelNotConfigured(ModelMissing):
+    """No model directory was given at all: the fix is a setting, and the message names no path."""
+
+
 class ModelCorrupt(ModelError):
     code = "model_corrupt"
 

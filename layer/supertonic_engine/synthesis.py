@@ -23,7 +23,7 @@ from .assets import ModelAssets, VoiceStyle, load_assets, resolve_model_dir
 from .audio import DEFAULT_FORMAT, AudioFormat, AudioWriter, audio_format
 from .config import SessionConfig
 from .deadline import Deadline
-from .errors import AudioTooLong, EmptyText, InvalidParameter, ModelMissing, SpokenTextTooLong, TextTooLong, UnknownLanguage, UnsupportedCharacters
+from .errors import AudioTooLong, EmptyText, InvalidParameter, ModelNotConfigured, SpokenTextTooLong, TextTooLong, UnknownLanguage, UnsupportedCharacters
 from .sessions import Sessions, load_sessions
 from .standin_marker import NOTE
 from .text import LANGUAGES, chunk_text, default_max_chunk_chars, normalize
@@ -154,13 +154,13 @@ class SynthesisResult:
 
 
 def locate_model(model_dir: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
-    """``model_dir``, else ``SUPERTONIC_MODEL_DIR``; ``ModelMissing`` naming the variable when neither is set.
+    """``model_dir``, else ``SUPERTONIC_MODEL_DIR``; ``ModelNotConfigured`` naming the variable when neither is set.
 
     No stand-in here: making one needs the build tools, which the image does not ship
     (``supertonic_tools.models.locate_model`` falls back to it for the CLI and tests)."""
     root = resolve_model_dir(model_dir, env)
     if root is None:
-        raise ModelMissing(
+        raise ModelNotConfigured(
             f"no model directory: set {config.ENV_MODEL_DIR} to a model in the official layout "
             "(`supertonic-lambda fetch-model --out DIR` downloads one)",
             field=config.ENV_MODEL_DIR,
