@@ -128,3 +128,23 @@ def by_action(event, context):
             "body": base64.b64encode(_tone_wav(float(event["seconds"]))).decode(),
         }
     return {"sleep": sleep, "allocate": allocate, "fail": fail, "oversized": oversized}[action](event, context)
+
+
+def sqs_partial(event, context):
+    """An SQS batch handler that fails the messages whose body is "fail", as a partial batch response."""
+    failed = [{"itemIdentifier": r["messageId"]} for r in event["Records"] if r["body"] == "fail"]
+    return {"batchItemFailures": failed}
+
+
+def sqs_slow_first(event, context):
+    """Runs past its timeout on a message's first receive, succeeds on the next: a timed-out part."""
+    if any(r["attributes"]["ApproximateReceiveCount"] == "1" for r in event["Records"]):
+        time.sleep(60)
+    return {"batchItemFailures": []}
+
+
+def sqs_busy(event, context):
+    """Sleeps the seconds in each body; says when it ran, to see how many ran at once."""
+    started = time.time()
+    time.sleep(sum(float(r["body"]) for r in event["Records"]))
+    return {"started": started, "ended": time.time(), "pid": os.getpid()}

@@ -1,0 +1,217 @@
+"""The local SQS event source mapping: moto's SQS, small functions under RIE, the event Lambda sends.
+
+Queues are made in each test (moto's server, as the harness runs it for S3); the functions are
+the harness's sample functions, so a batch costs milliseconds and the timing the tests rely on is
+the queue's own visibility timeout.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+from harness_fixtures.support import TEMPLATE, sample_function
+from supertonic_harness.limits import open_limits, resolve_profile
+from supertonic_harness.outcome import Outcome
+from supertonic_harness.s3 import LocalS3
+from supertonic_harness.sandbox import Sandbox
+from supertonic_harness.sqs import LocalSqs, SqsEventSourceMapping
+from supertonic_harness.template import QueueConfig, SqsTrigger, Template
+
+POWERTOOLS_EVENTS = Path(__file__).resolve().parent / "powertools_events"
+VISIBILITY_S = 1
+
+
+@pytest.fixture(scope="module")
+def sqs():
+    with LocalS3() as s3:
+        yield LocalSqs(s3.endpoint_url)
+
+
+@pytest.fixture
+def sandboxes():
+    """``make(name, count, **spec)``: ``count`` sandboxes of a sample function, each in limits of its own."""
+    with ExitStack() as stack:
+
+        def make(name: str, count: int = 1, **spec) -> list[Sandbox]:
+            function = sample_function(name, **spec)
+            return [
+                stack.enter_context(Sandbox(function, stack.enter_context(open_limits(resolve_profile("custom", cpus=0.5, memory_mb=512)))))
+                for _ in range(count)
+            ]
+
+        yield make
+
+
+def _queues(sqs: LocalSqs, name: str, max_receive_count: int = 2, visibility_s: int = VISIBILITY_S) -> tuple[QueueConfig, QueueConfig]:
+    """A queue and its dead-letter queue, as a template would declare them."""
+    dead = QueueConfig(f"{name}Dlq", f"{name}-dlq", f"arn:aws:sqs:us-east-1:123456789012:{name}-dlq")
+    queue = QueueConfig(name, name, f"arn:aws:sqs:us-east-1:123456789012:{name}", visibility_timeout_s=visibility_s,
+                        dead_letter_arn=dead.arn, max_receive_count=max_receive_count)
+    sqs.create_queues([dead, queue])
+    return queue, dead
+
+
+def _send(sqs: LocalSqs, queue: QueueConfig, *bodies: str, **attributes) -> list[str]:
+    url = sqs.url_of(queue.arn)
+    return [sqs.client.send_message(QueueUrl=url, MessageBody=body, **attributes)["MessageId"] for body in bodies]
+
+
+def _drain_budget_s(queue: QueueConfig, receives: int) -> float:
+    """Each receive after the first waits out the visibility timeout; the batches themselves are short."""
+    return receives * (queue.visibility_timeout_s + 5) + 10
+
+
+def test_the_function_gets_the_event_lambda_sends_and_a_success_deletes_the_batch(sqs, sandboxes):
+    queue, _ = _queues(sqs, "shape")
+    attributes = {"MessageAttributes": {"part": {"DataType": "Number", "StringValue": "3"}}}
+    sent = _send(sqs, queue, '{"job": "a"}', '{"job": "b"}', **attributes)
+    trigger = SqsTrigger(queue.arn, batch_size=10, batching_window_s=1)
+
+    with SqsEventSourceMapping(sqs, trigger, sandboxes("echo")) as mapping:
+        assert mapping.drain(_drain_budget_s(queue, 1))
+
+    (batch,) = mapping.batches
+    assert batch.invocation.outcome is Outcome.SUCCESS and batch.deleted == sent
+    records = batch.invocation.result()["event"]["Records"]
+    lambdas = json.loads((POWERTOOLS_EVENTS / "sqsEvent.json").read_text())["Records"][0]
+    assert [sorted(record) for record in records] == [sorted(lambdas)] * 2
+    assert [r["messageId"] for r in records] == sent and records[0]["body"] == '{"job": "a"}'
+    assert records[0]["eventSource"] == "aws:sqs" and records[0]["eventSourceARN"] == queue.arn
+    assert records[0]["awsRegion"] == "us-east-1" and len(records[0]["md5OfBody"]) == 32
+    assert records[0]["attributes"]["ApproximateReceiveCount"] == "1"
+    assert set(lambdas["attributes"]) <= set(records[0]["attributes"])
+    assert records[0]["messageAttributes"]["part"] == {
+        "stringValue": "3", "stringListValues": [], "binaryListValues": [], "dataType": "Number"}
+    assert sqs.counts(sqs.url_of(queue.arn)) == (0, 0)
+
+
+@pytest.mark.parametrize("reports", [True, False], ids=["ReportBatchItemFailures", "without"])
+def test_reported_failures_come_back_and_end_in_the_dead_letter_queue(sqs, sandboxes, reports):
+    queue, dead = _queues(sqs, f"partial-{reports}", max_receive_count=2)
+    ok, failing, also_ok = _send(sqs, queue, "ok", "fail", "ok")
+    trigger = SqsTrigger(queue.arn, batch_size=10, report_batch_item_failures=reports)
+
+    with SqsEventSourceMapping(sqs, trigger, sandboxes("sqs_partial")) as mapping:
+        assert mapping.drain(_drain_budget_s(queue, 3))
+
+    if not reports:
+        # Without the setting Lambda ignores the answer: the batch succeeded, every message is deleted.
+        assert [b.deleted for b in mapping.batches] == [[ok, failing, also_ok]]
+        assert sqs.bodies(sqs.url_of(dead.arn)) == []
+        return
+    first, *again = mapping.batches
+    assert first.deleted == [ok, also_ok] and first.returned == [failing]
+    # Received once more after the visibility timeout, failed again: then moto's redrive moves it
+    # to the dead-letter queue at the next receive, and the function does not see it a third time.
+    assert [(b.message_ids, b.receive_counts, b.returned) for b in again] == [([failing], [2], [failing])]
+    assert sqs.bodies(sqs.url_of(dead.arn)) == ["fail"]
+    assert sqs.counts(sqs.url_of(queue.arn)) == (0, 0)
+
+
+def test_a_batch_that_times_out_becomes_visible_again_and_is_retried(sqs, sandboxes):
+    queue, dead = _queues(sqs, "timeout", max_receive_count=3)
+    (sent,) = _send(sqs, queue, "part 1")
+    trigger = SqsTrigger(queue.arn, batch_size=1, report_batch_item_failures=True)
+
+    with SqsEventSourceMapping(sqs, trigger, sandboxes("sqs_slow_first", timeout_s=1)) as mapping:
+        assert mapping.drain(_drain_budget_s(queue, 2) + 1)
+
+    assert [(b.invocation.outcome, b.receive_counts) for b in mapping.batches] == [
+        (Outcome.TIMEOUT, [1]), (Outcome.SUCCESS, [2])]
+    assert mapping.batches[0].returned == [sent] and mapping.batches[1].deleted == [sent]
+    assert sqs.bodies(sqs.url_of(dead.arn)) == []
+
+
+def test_an_answer_naming_no_message_of_the_batch_fails_the_whole_batch(sqs, sandboxes):
+    queue, dead = _queues(sqs, "bad-answer", max_receive_count=1)
+    sent = _send(sqs, queue, "a", "b")
+    trigger = SqsTrigger(queue.arn, batch_size=10, report_batch_item_failures=True)
+    # echo answers {"event": ...}: no batchItemFailures, a success. A made-up id is a failure:
+    with SqsEventSourceMapping(sqs, trigger, sandboxes("echo")) as mapping:
+        failed, problem = mapping._failures(_succeeded_with({"batchItemFailures": [{"itemIdentifier": "nope"}]}), sent)
+        assert failed is None and "nope" in problem
+        assert mapping.drain(_drain_budget_s(queue, 1))
+    assert [b.deleted for b in mapping.batches] == [sent]
+
+
+def _succeeded_with(result: dict):
+    from supertonic_harness.sandbox import Invocation
+
+    return Invocation(cold_start=False, init_ms=None, duration_ms=1.0, billed_ms=1, wall_ms=1.0, peak_rss_mb=1.0,
+                      rss_after_mb=1.0, cgroup_peak_mb=None, outcome=Outcome.SUCCESS, status=200,
+                      body=json.dumps(result).encode(), error_type=None, error_message=None, request_id="r")
+
+
+def test_batches_run_in_parallel_on_free_sandboxes_up_to_the_maximum_concurrency(sqs, sandboxes):
+    # Longer than a batch takes, so no message is received twice (that is at-least-once delivery, not concurrency).
+    queue, _ = _queues(sqs, "concurrency", visibility_s=60)
+    _send(sqs, queue, *["1"] * 6)
+    trigger = SqsTrigger(queue.arn, batch_size=1, maximum_concurrency=2)
+
+    with SqsEventSourceMapping(sqs, trigger, sandboxes("sqs_busy", 3)) as mapping:
+        assert len(mapping.sandboxes) == 2
+        assert mapping.drain(_drain_budget_s(queue, 6))
+
+    runs = [b.invocation.result() for b in mapping.batches]
+    assert len(runs) == 6 and all(run is not None for run in runs)
+    assert len({run["pid"] for run in runs}) == 2
+    moments = sorted([(run["started"], 1) for run in runs] + [(run["ended"], -1) for run in runs])
+    running, most = 0, 0
+    for _, step in moments:
+        running += step
+        most = max(most, running)
+    assert most == 2
+
+
+def test_the_template_s_queues_and_mappings_are_read(tmp_path):
+    template = tmp_path / "template.yaml"
+    text = TEMPLATE.read_text() + """
+  PartsQueue:
+    Type: AWS::SQS::Queue
+    Properties:
+      VisibilityTimeout: 720
+      RedrivePolicy:
+        deadLetterTargetArn: !GetAtt PartsDeadLetterQueue.Arn
+        maxReceiveCount: 3
+  PartsDeadLetterQueue:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: !Sub "parts-dlq-${Stage}"
+  OtherMapping:
+    Type: AWS::Lambda::EventSourceMapping
+    Properties:
+      FunctionName: !Ref SampleFunction
+      EventSourceArn: !GetAtt PartsDeadLetterQueue.Arn
+      BatchSize: 1
+      Enabled: false
+"""
+    text = text.replace("""      Events:
+        Upload:""", """      Events:
+        Parts:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt PartsQueue.Arn
+            BatchSize: 5
+            FunctionResponseTypes: [ReportBatchItemFailures]
+            ScalingConfig:
+              MaximumConcurrency: 4
+        Upload:""").replace("SAMPLE_JOINED:", "SAMPLE_PARTS_QUEUE_URL: !Ref PartsQueue\n          SAMPLE_JOINED:")
+    template.write_text(text)
+    loaded = Template.load(template)
+
+    queues = loaded.queues()
+    assert list(queues) == ["PartsDeadLetterQueue", "PartsQueue"]  # the dead-letter queue is made first
+    parts = queues["PartsQueue"]
+    assert parts.name == "supertonic-local-PartsQueue" and parts.visibility_timeout_s == 720
+    assert parts.dead_letter_arn == "arn:aws:sqs:us-east-1:123456789012:parts-dlq-test" and parts.max_receive_count == 3
+    assert queues["PartsDeadLetterQueue"].visibility_timeout_s == 30
+    config = loaded.function()
+    assert config.sqs_triggers == [
+        SqsTrigger(parts.arn, batch_size=5, report_batch_item_failures=True, maximum_concurrency=4),
+        SqsTrigger(queues["PartsDeadLetterQueue"].arn, batch_size=1, enabled=False),
+    ]
+    assert config.environment["SAMPLE_PARTS_QUEUE_URL"] == (
+        "https://sqs.us-east-1.amazonaws.com/123456789012/supertonic-local-PartsQueue")
