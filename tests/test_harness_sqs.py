@@ -215,3 +215,69 @@ def test_the_template_s_queues_and_mappings_are_read(tmp_path):
     ]
     assert config.environment["SAMPLE_PARTS_QUEUE_URL"] == (
         "https://sqs.us-east-1.amazonaws.com/123456789012/supertonic-local-PartsQueue")
+
+
+# --- end to end: a text dropped in the bucket, S3 -> SQS -> the mapping -> the real function -------------
+
+QUEUED_EVENT = """        TextQueued:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt TextQueue.Arn
+            BatchSize: 10
+            FunctionResponseTypes: [ReportBatchItemFailures]
+            ScalingConfig:
+              MaximumConcurrency: 2
+"""
+QUEUES = """  TextQueue:
+    Type: AWS::SQS::Queue
+    Properties:
+      VisibilityTimeout: 720
+      RedrivePolicy:
+        deadLetterTargetArn: !GetAtt TextDeadLetterQueue.Arn
+        maxReceiveCount: 3
+  TextDeadLetterQueue:
+    Type: AWS::SQS::Queue
+
+"""
+
+
+def test_a_text_dropped_in_a_bucket_that_notifies_a_queue_becomes_audio(tmp_path, tiny_model_dir):
+    from harness_fixtures.support import function_args
+    from supertonic_harness.local import start_local_function
+    from supertonic_harness.rie import REPO_ROOT
+
+    # The project's template with its bucket wired to a queue the function's mapping reads.
+    text = (REPO_ROOT / "template.yaml").read_text()
+    text = text.replace("      Events:\n        TextDropped:\n", "      Events:\n" + QUEUED_EVENT + "        TextDropped:\n", 1)
+    text = text.replace("  TtsFunction:\n", QUEUES + "  TtsFunction:\n", 1)
+    template = tmp_path / "template.yaml"
+    template.write_text(text)
+    args = function_args("--model", str(tiny_model_dir), "--profile", "lambda-2048", "--template", str(template),
+                         "--concurrency", "2")
+
+    with start_local_function(args) as local:
+        (mapping,) = local.mappings
+        assert len(local.sandboxes) == len(mapping.sandboxes) == 2
+        input_bucket = local.triggers[0].bucket
+        queue_arn = mapping.trigger.queue_arn
+        # S3 (moto) sends the queue an s3:TestEvent now, and a notification per object later, as S3 does.
+        local.s3.client.put_bucket_notification_configuration(Bucket=input_bucket, NotificationConfiguration={
+            "QueueConfigurations": [{"QueueArn": queue_arn, "Events": ["s3:ObjectCreated:*"], "Filter": {"Key": {
+                "FilterRules": [{"Name": "prefix", "Value": "input/"}, {"Name": "suffix", "Value": ".txt"}]}}}]})
+        before = local.s3.keys()
+        for name in ("queued one.txt", "queued two.txt"):
+            local.s3.client.put_object(Bucket=input_bucket, Key=f"input/{name}", Body=b"Read from a queue, aloud.")
+        # Each batch takes at most the function's timeout; three at most (the test event, two texts).
+        assert local.drain(3 * local.sandbox.function.timeout_s + 30)
+        written = local.s3.written_since(before)
+        dead_letters = local.sqs.bodies(local.sqs.url_of(queue_arn.replace("TextQueue", "TextDeadLetterQueue")))
+
+    assert all(batch.succeeded for batch in mapping.batches), [b.invocation.log_lines[-10:] for b in mapping.batches]
+    assert all(batch.invocation.outcome is Outcome.SUCCESS for batch in mapping.batches)
+    assert sum(len(batch.message_ids) for batch in mapping.batches) == 3  # the test event and two texts
+    manifests = {json.loads(o.body)["source"]["key"]: json.loads(o.body) for o in written if o.key.endswith("manifest.json")}
+    assert set(manifests) == {"input/queued one.txt", "input/queued two.txt"}
+    assert all(m["status"] == "done" and m["model"] == "stand-in" for m in manifests.values())
+    audio = {m["audio"]["key"] for m in manifests.values()}
+    assert audio <= {o.key for o in written}
+    assert dead_letters == []

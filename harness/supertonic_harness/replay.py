@@ -26,6 +26,7 @@ from .report import BUDGET_JUDGED_ON, Progress, Record, Report, header, table, w
 from .rie import RieNotFound
 from .sandbox import Invocation
 from .soak import soak_lines, soak_summary
+from .sqs import batches_summary
 
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".opus")
 # The function says which model produced its audio (a stand-in's output is noise, not speech):
@@ -61,11 +62,14 @@ def run(args: argparse.Namespace) -> int:
         with start_local_function(args, need_s3=need_s3) as local:
             report = replay(local, events, repeat=args.repeat, max_rtf=args.max_rtf,
                             audio_dir=_audio_dir(args), progress=Progress(args.repeat * len(events)))
+            sqs_batches = {m.queue_name: m.batches for m in local.mappings if m.batches}
     except (EventError, RieNotFound, FileNotFoundError, OSError, ValueError) as error:
         print(f"supertonic-lambda replay: {error}", file=sys.stderr)
         return 2
     print(header(report))
     print(table(report.records))
+    for queue, batches in sqs_batches.items():
+        print(f"sqs {queue}: {batches_summary(batches)}")
     if report.soak:
         print(soak_lines(report.soak))
     if args.report:
@@ -130,6 +134,7 @@ def _replay_one(local: LocalFunction, event: ReplayEvent, index: int, round_inde
             payload = _with_object_metadata(payload, fresh)
         before = local.s3.keys()
     invocation = local.sandbox.invoke(payload)
+    local.drain()  # what the event put in the template's SQS queues is done before its outputs are read
     record = _record(invocation, event, index, round_index)
     audio: list[tuple[str, bytes]] = []
     if invocation.outcome is Outcome.SUCCESS:

@@ -134,6 +134,7 @@ class Batch:
     deleted: list[str] = field(default_factory=list)
     returned: list[str] = field(default_factory=list)  # left to become visible again
     problem: str | None = None  # why the whole batch counted as failed although the invocation succeeded
+    queue: str = ""
 
     @property
     def succeeded(self) -> bool:
@@ -145,6 +146,15 @@ class Batch:
         if not self.returned:
             return f"{len(self.message_ids)} message(s) deleted"
         return f"{len(self.deleted)} deleted, {len(self.returned)} returned to the queue"
+
+
+def batches_summary(batches: Sequence[Batch]) -> str:
+    """One line for many batches: how many, their messages, what became of them, the billed time."""
+    messages = sum(len(b.message_ids) for b in batches)
+    deleted = sum(len(b.deleted) for b in batches)
+    billed = sum(b.invocation.billed_ms or 0 for b in batches)
+    return (f"{len(batches)} batch(es) of {messages} message(s): {deleted} deleted, {messages - deleted} returned; "
+            f"billed {billed} ms in all")
 
 
 class SqsEventSourceMapping:
@@ -275,7 +285,7 @@ class SqsEventSourceMapping:
         ids = [m["MessageId"] for m in messages]
         counts = [int((m.get("Attributes") or {}).get("ApproximateReceiveCount", 0)) for m in messages]
         invocation = sandbox.invoke(event)
-        batch = Batch(ids, counts, invocation)
+        batch = Batch(ids, counts, invocation, queue=self.queue_name)
         failed, batch.problem = self._failures(invocation, ids)
         keep = set(ids) if failed is None else failed
         handles = [(m["MessageId"], m["ReceiptHandle"]) for m in messages if m["MessageId"] not in keep]
