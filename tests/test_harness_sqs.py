@@ -8,6 +8,7 @@ the queue's own visibility timeout.
 from __future__ import annotations
 
 import json
+import os
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -129,20 +130,57 @@ def test_an_answer_naming_no_message_of_the_batch_fails_the_whole_batch(sqs, san
     queue, dead = _queues(sqs, "bad-answer", max_receive_count=1)
     sent = _send(sqs, queue, "a", "b")
     trigger = SqsTrigger(queue.arn, batch_size=10, report_batch_item_failures=True)
-    # echo answers {"event": ...}: no batchItemFailures, a success. A made-up id is a failure:
-    with SqsEventSourceMapping(sqs, trigger, sandboxes("echo")) as mapping:
-        failed, problem = mapping._failures(_succeeded_with({"batchItemFailures": [{"itemIdentifier": "nope"}]}), sent)
-        assert failed is None and "nope" in problem
-        assert mapping.drain(_drain_budget_s(queue, 1))
-    assert [b.deleted for b in mapping.batches] == [sent]
+
+    with SqsEventSourceMapping(sqs, trigger, sandboxes("sqs_wrong_id")) as mapping:
+        assert mapping.drain(_drain_budget_s(queue, 2))
+
+    (batch,) = mapping.batches
+    assert batch.invocation.outcome is Outcome.SUCCESS
+    assert batch.returned == sent and batch.deleted == [] and "not-a-message-of-this-batch" in batch.problem
+    assert sorted(sqs.bodies(sqs.url_of(dead.arn))) == ["a", "b"]
 
 
-def _succeeded_with(result: dict):
-    from supertonic_harness.sandbox import Invocation
+def test_concurrency_starts_sandboxes_in_limits_of_their_own_fed_by_the_template_s_mapping(tmp_path):
+    from harness_fixtures.support import FIXTURES, function_args
+    from supertonic_harness.local import start_local_function
 
-    return Invocation(cold_start=False, init_ms=None, duration_ms=1.0, billed_ms=1, wall_ms=1.0, peak_rss_mb=1.0,
-                      rss_after_mb=1.0, cgroup_peak_mb=None, outcome=Outcome.SUCCESS, status=200,
-                      body=json.dumps(result).encode(), error_type=None, error_message=None, request_id="r")
+    template = tmp_path / "template.yaml"
+    template.write_text(TEMPLATE.read_text().replace("""      Events:
+        Upload:""", """      Events:
+        Work:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt WorkQueue.Arn
+            BatchSize: 1
+        Upload:""") + """
+  WorkQueue:
+    Type: AWS::SQS::Queue
+""")
+    args = function_args("--handler", "sample_functions.echo", "--task-root", str(FIXTURES), "--template", str(template),
+                         "--profile", "custom", "--cpus", "0.5", "--memory-mb", "512", "--concurrency", "2")
+    with start_local_function(args) as local:
+        (mapping,) = local.mappings
+        assert mapping.sandboxes == local.sandboxes and len(local.sandboxes) == 2
+        assert local.sandboxes[0].limits is not local.sandboxes[1].limits
+        assert {box.limits.profile.memory_mb for box in local.sandboxes} == {512}
+        url = local.sqs.url_of(mapping.trigger.queue_arn)
+        local.sqs.client.send_message(QueueUrl=url, MessageBody="work")
+        assert local.drain(_drain_budget_s(QueueConfig("q", "q", "arn"), 1))
+        (batch,) = mapping.batches
+        result = batch.invocation.result()
+        assert result["event"]["Records"][0]["body"] == "work"
+        assert result["environment"]["AWS_ENDPOINT_URL_SQS"] == local.sqs.endpoint_url
+        assert local.describe()["concurrency"] == 2
+
+
+def test_side_by_side_fallback_sandboxes_take_different_cores():
+    from supertonic_harness.limits import FallbackLimits
+
+    one_core = resolve_profile("custom", cpus=1, memory_mb=512)
+    cores = [FallbackLimits(one_core, slot).cores for slot in range(2)]
+    if len(os.sched_getaffinity(0)) > 1:
+        assert cores[0] != cores[1]
+    assert all(len(c) == 1 for c in cores)
 
 
 def test_batches_run_in_parallel_on_free_sandboxes_up_to_the_maximum_concurrency(sqs, sandboxes):

@@ -148,3 +148,8 @@ def sqs_busy(event, context):
     started = time.time()
     time.sleep(sum(float(r["body"]) for r in event["Records"]))
     return {"started": started, "ended": time.time(), "pid": os.getpid()}
+
+
+def sqs_wrong_id(event, context):
+    """A partial batch response naming a message that is not in the batch."""
+    return {"batchItemFailures": [{"itemIdentifier": "not-a-message-of-this-batch"}]}
