@@ -172,3 +172,33 @@ def test_an_unknown_event_fails_the_invocation_and_logs_its_shape_not_its_conten
     assert line["received"] == {"type": "dict", "keys": ["detail", "detail-type", "source"],
                                 "source": "aws.events", "detail-type": "Scheduled Event"}
     assert "a private note" not in json.dumps(json_logs())
+
+
+def test_a_message_the_earlier_ones_of_its_batch_left_too_little_time_is_retried_not_failed(app: Any, s3: Any) -> None:
+    import time
+
+    from supertonic_function.config import FunctionConfig
+    from supertonic_function.service import Service
+    from supertonic_function.sources import dispatch
+    from test_handler_s3 import Timed
+
+    service = Service(FunctionConfig(input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET, warm_up=False,
+                                     deadline_margin_s=0.0), app.service.engine_or_error)
+    body = json.dumps({"text": "A story that takes a while to tell. " * 8, "steps": 15})
+    probes = []
+    for n in range(2):  # the second warm, as the batch's messages are
+        started = time.monotonic()
+        dispatch(service, _sqs(json.dumps(_stored(s3, f"input/probe-{n}.json", body))),
+                 request_id=f"probe-{n}", context=LambdaContext(), cold_start=False)
+        probes.append(time.monotonic() - started)
+    needs_s = min(probes)  # what one message takes
+
+    batch = _sqs(*[json.dumps(_stored(s3, f"input/part-{n}.json", body)) for n in range(4)])
+    context = Timed(timeout_s=2.5 * needs_s)  # time for about two and a half of the four
+    result = dispatch(service, batch, request_id=context.aws_request_id, context=context, cold_start=False)
+
+    # The last message had a fresh invocation's fair share of time only as the batch began: it is
+    # returned to the queue for a new invocation, not failed for a text too long.
+    assert [m["error"]["code"] for m in _manifests(s3) if m["status"] == "failed"] == []
+    assert result["batchItemFailures"], "every message had time after all: the test proves nothing"
+    assert [m["status"] for m in _manifests(s3)] == ["done"] * (2 + 4 - len(result["batchItemFailures"]))
