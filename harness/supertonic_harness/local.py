@@ -221,7 +221,11 @@ def start_local_function(
             sandboxes.append(stack.enter_context(Sandbox(function, own, echo=echo)))
         mappings = []
         if sqs is not None:
+            made = {queue.arn for queue in queues}
             for trigger in sqs_triggers:
+                if trigger.queue_arn not in made:
+                    notes.append(f"SQS event source on {trigger.queue_arn}: not a queue of the template, not polled")
+                    continue
                 # Entered last, so closing stops the pollers before the sandboxes they invoke.
                 mappings.append(stack.enter_context(SqsEventSourceMapping(sqs, trigger, sandboxes, on_batch=on_batch)))
         if len(sandboxes) > 1 and not mappings:

@@ -226,7 +226,9 @@ class SqsEventSourceMapping:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+        # A poller in the middle of a batch is not waited for past this: closing its sandbox ends
+        # the invocation, which fails, and its messages stay in the queue as after any failure.
+        self.stop(timeout_s=POLL_WAIT_S + 5)
 
     # --- one poller ------------------------------------------------------------------------------
 
