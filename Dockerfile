@@ -10,7 +10,9 @@
 #
 # Layers go from least to most often changed: dependencies -> model (~400 MB, its own layer so its
 # chunks stay cached) -> prepared graphs -> layer/ -> handler/. A handler/ edit rebuilds only the
-# last layer; a layer/ edit also prepares the graphs again (a minute or two for the real model).
+# last layer; a layer/ or tools/ edit also prepares the graphs again (a minute or two for the real model).
+# The image holds the runtime engine (layer/) and the handler only: the build tools (tools/: the
+# optimizer, stand-in generator, fetcher) and onnx are used in the `prepared` stage and stay there.
 # Lambda runs the image on a read-only filesystem with only /tmp writable, as a non-root user:
 # bytecode is compiled at build time, every file is world-readable, HOME and TMPDIR point at /tmp.
 
@@ -64,8 +66,8 @@ RUN pip install --requirement /opt/requirements.txt
 # Prepared graphs (pointwise convolutions as MatMul, one guidance half where both agree, optimized,
 # weights pre-packed and page-aligned): cold start skips the optimizer and the weights stay in page
 # cache. Each graph is checked against its source (max abs diff <= 1e-4) or the build stops; build
-# with --build-arg PREPARE_GRAPHS=0 to ship the stock graphs only. This stage reruns when the model
-# or layer/ changes, not when handler/ does.
+# with --build-arg PREPARE_GRAPHS=0 to ship the stock graphs only. This stage reruns when the model,
+# layer/ or tools/ changes, not when handler/ does.
 # int8 (opt-in, SUPERTONIC_PRECISION=int8 selects it): --build-arg PREPARE_INT8=1 also writes the
 # text encoder and vector estimator with int8 MatMuls. INT8_ISA=avx2 (7-bit weights) is right for
 # any x86-64 host: Lambda does not say which CPUs it runs, and 8-bit weights (INT8_ISA=vnni)
@@ -81,12 +83,14 @@ COPY --from=requirements /build/build-tools.txt /opt/build-tools.txt
 RUN pip install --requirement /opt/build-tools.txt
 COPY --from=model /opt/model /opt/model
 COPY layer/ /opt/python/
+COPY tools/supertonic_tools/ /opt/build-tools/supertonic_tools/
+ENV PYTHONPATH=/opt/python:/opt/build-tools
 RUN if [ "$PREPARE_GRAPHS" = 1 ]; then \
-        python -m supertonic_engine.optimize /opt/model --out /opt/prepared || { \
+        python -m supertonic_tools.optimize /opt/model --out /opt/prepared || { \
             echo "preparing the graphs failed (above); --build-arg PREPARE_GRAPHS=0 ships the stock graphs only" >&2; exit 1; }; \
     fi \
     && if [ "$PREPARE_INT8" = 1 ]; then \
-        python -m supertonic_engine.optimize /opt/model --out /opt/prepared-int8 --precision int8 --isa "$INT8_ISA" || { \
+        python -m supertonic_tools.optimize /opt/model --out /opt/prepared-int8 --precision int8 --isa "$INT8_ISA" || { \
             echo "preparing the int8 graphs failed (above); build without --build-arg PREPARE_INT8=1 for fp32 only" >&2; exit 1; }; \
     fi \
     && mkdir -p /opt/prepared /opt/prepared-int8 && chmod -R a+rX /opt/prepared /opt/prepared-int8

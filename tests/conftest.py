@@ -15,7 +15,7 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     A copy of the cached stand-in without the prepared graphs that ``emulate``/``replay`` may have
     added to it, so every test starts from the stock graphs whatever ran on this machine before.
     """
-    from supertonic_engine.standin import ensure_standin
+    from supertonic_tools.standin import ensure_standin
 
     copy = tmp_path_factory.mktemp("standin") / "tiny"
     return Path(shutil.copytree(ensure_standin("tiny"), copy, ignore=shutil.ignore_patterns("prepared", ".prepared*")))

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from supertonic_harness import bench, cli
+from supertonic_cli import main as cli
+from supertonic_harness import bench
 from supertonic_harness.bench_floor import FlopModel
 
 

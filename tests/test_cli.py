@@ -30,7 +30,7 @@ def test_synthesize_writes_decodable_audio_and_says_it_is_a_stand_in(tiny_model_
     proc = run("synthesize", "Hello from a serverless function.", "--voice", "F1", "--lang", "en", "--steps", "2",
                "--seed", "1", "-o", str(out), "--model", str(tiny_model_dir))
     assert proc.returncode == 0, proc.stderr
-    from supertonic_engine.standin.marker import NOTE
+    from supertonic_engine.standin_marker import NOTE
 
     assert f"model: stand-in ({NOTE})" in proc.stdout
     assert out.stat().st_mode & 0o777 == 0o666 & ~_umask()

@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 
 from supertonic_harness import compare_precision
-from supertonic_harness.cli import main
+from supertonic_cli.main import main
 
 
 def test_compare_precision_prints_its_table_and_writes_json(tiny_model_dir, tmp_path, capsys):

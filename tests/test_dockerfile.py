@@ -146,7 +146,7 @@ def test_graphs_are_prepared_by_the_runtime_that_loads_them(stages: list[list[In
     run = " ".join(i.arguments for i in prepared if i.keyword.upper() == "RUN")
     assert "pip install --requirement /opt/build-tools.txt" in run  # onnx, from the [prepare] extra
     assert "['optional-dependencies']['prepare']" in next(i.arguments for i in named["requirements"] if i.keyword.upper() == "RUN")
-    assert "python -m supertonic_engine.optimize /opt/model --out /opt/prepared" in run
+    assert "python -m supertonic_tools.optimize /opt/model --out /opt/prepared" in run
     model = _index(image, "COPY", r"^--from=model /opt/model /opt/model$")
     copied = _index(image, "COPY", r"^--from=prepared /opt/prepared /opt/model/prepared$")
     assert model < copied < _index(image, "COPY", r"^layer/ /opt/python/")
@@ -160,6 +160,33 @@ def test_int8_graphs_are_opt_in_and_made_for_any_x86_host(stages: list[list[Inst
     assert '--out /opt/prepared-int8 --precision int8 --isa "$INT8_ISA"' in run
     copied = _index(image, "COPY", r"^--from=prepared /opt/prepared-int8 /opt/model/prepared-int8$")
     assert copied < _index(image, "COPY", r"^layer/ /opt/python/")
+
+
+def test_the_image_holds_the_runtime_engine_and_the_handler_but_no_build_tools(
+    stages: list[list[Instruction]], image: list[Instruction]
+) -> None:
+    """The optimizer runs in the `prepared` stage; of it, only the graphs it wrote reach the image."""
+    named = _named(stages)
+    from_context, from_stages = [], []
+    for instruction in image:
+        if instruction.keyword.upper() not in ("COPY", "ADD"):
+            continue
+        words = shlex.split(instruction.arguments)
+        stage = next((w.split("=", 1)[1] for w in words if w.startswith("--from=")), None)
+        sources = [w for w in words if not w.startswith("--")][:-1]
+        (from_stages if stage else from_context).extend((stage, s) for s in sources)
+    context = {s for _, s in from_context if not s.startswith("https://")}
+    assert context == {"docker/entry.sh", "layer/", "handler/supertonic_function/"}
+    assert set(from_stages) == {
+        ("requirements", "/build/requirements.txt"), ("model", "/opt/model"),
+        ("prepared", "/opt/prepared"), ("prepared", "/opt/prepared-int8"),
+    }
+    assert not (REPO / "layer" / "supertonic_tools").exists() and not list((REPO / "layer").glob("*/optimize"))
+    # The tools are copied where only the `prepared` stage's own PYTHONPATH finds them.
+    prepared = named["prepared"]
+    assert any(i.keyword.upper() == "COPY" and i.arguments == "tools/supertonic_tools/ /opt/build-tools/supertonic_tools/" for i in prepared)
+    image_env = " ".join(i.arguments for i in image if i.keyword.upper() == "ENV")
+    assert "build-tools" not in image_env and "tools/" not in " ".join(i.arguments for i in image)
 
 
 def test_model_stage_checks_and_fixes_the_model(stages: list[list[Instruction]]) -> None:

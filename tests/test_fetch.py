@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from supertonic_engine import fetch
+from supertonic_tools import fetch
 from supertonic_engine.errors import FetchFailed
 
 

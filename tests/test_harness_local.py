@@ -14,6 +14,7 @@ from harness_fixtures.support import function_args
 from supertonic_harness.local import evict_from_page_cache, start_local_function
 
 from supertonic_engine import prepared
+from supertonic_tools import prepare
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mmap.restype = ctypes.c_void_p
@@ -68,6 +69,6 @@ def test_a_model_directory_without_prepared_graphs_runs_as_is_with_a_note(tiny_m
 def test_ensure_prepared_writes_once_then_reuses(tiny_model_dir, tmp_path):
     model = shutil.copytree(tiny_model_dir, tmp_path / "model")
     assert not prepared.has_prepared(model)
-    assert prepared.ensure_prepared(model) is True
+    assert prepare.ensure_prepared(model) is True
     assert prepared.has_prepared(model)
-    assert prepared.ensure_prepared(model) is False
+    assert prepare.ensure_prepared(model) is False

@@ -48,7 +48,7 @@ def test_uploads_go_to_the_trigger_of_their_suffix(filename, key):
 
 
 def test_emulate_keeps_the_top_level_verbose_flag():
-    from supertonic_harness.cli import build_parser
+    from supertonic_cli.main import build_parser
 
     # A subcommand option with the same dest would reset what `supertonic-lambda -v` set.
     args = build_parser().parse_args(["-v", "emulate"])

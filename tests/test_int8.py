@@ -13,10 +13,11 @@ import onnx
 import pytest
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, HttpAnswer, LambdaContext, load_event
 
-from supertonic_engine import Engine, SessionConfig, cli as engine_cli, prepared, sessions
+from supertonic_cli import engine as engine_cli
+from supertonic_engine import Engine, SessionConfig, prepared, sessions
 from supertonic_engine.cpu import CpuFeatures, cpu_features, parse_cpuinfo
 from supertonic_engine.errors import ConfigurationError
-from supertonic_engine.optimize.quantize import settings_for
+from supertonic_tools.optimize.quantize import settings_for
 from supertonic_function.config import FunctionConfig
 from supertonic_function.service import Service
 

@@ -13,9 +13,10 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from supertonic_engine import Engine, SessionConfig, optimize, prepared
-from supertonic_engine.optimize.guidance import share_guidance_prefix
-from supertonic_engine.optimize.pointwise import rewrite_pointwise_convs
+from supertonic_engine import Engine, SessionConfig, prepared
+from supertonic_tools import optimize
+from supertonic_tools.optimize.guidance import share_guidance_prefix
+from supertonic_tools.optimize.pointwise import rewrite_pointwise_convs
 from supertonic_engine.assets import GRAPHS
 from supertonic_engine.errors import ModelError
 
@@ -157,6 +158,21 @@ def test_prepared_graphs_for_another_runtime_or_recipe_are_not_used(prepared_mod
     assert key in caplog.text and "prepare-model" in caplog.text
 
 
+def test_where_the_optimizer_is_not_installed_its_recipe_is_not_checked(prepared_model, tmp_path, monkeypatch):
+    # The image: its graphs were prepared by the same build, and it holds no optimizer code to hash.
+    model = tmp_path / "model"
+    shutil.copytree(prepared_model, model)
+    path = model / "prepared" / prepared.MANIFEST
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"recipe": "000000000000"}))
+    monkeypatch.setattr(prepared, "OPTIMIZER_PACKAGE", "not_installed_here")
+    prepared.recipe.cache_clear()
+    try:
+        assert prepared.recipe() is None
+        assert set(prepared.find_prepared(_sources(model), model / "prepared")) == set(GRAPHS)
+    finally:
+        prepared.recipe.cache_clear()
+
+
 def test_an_unloadable_prepared_graph_falls_back_to_the_stock_one(prepared_model, tmp_path, caplog):
     model = tmp_path / "model"
     shutil.copytree(prepared_model, model)
@@ -194,7 +210,7 @@ def test_an_int8_graph_too_far_from_its_source_is_refused(model_copy, tmp_path, 
 
 
 def test_prepare_model_command_writes_where_it_is_told(model_copy, tmp_path, capsys):
-    from supertonic_harness.cli import main
+    from supertonic_cli.main import main
 
     assert main(["prepare-model", "--model", str(model_copy), "--out", str(tmp_path / "out")]) == 0
     assert "vector_estimator: 28 pointwise pairs as MatMul" in capsys.readouterr().out
@@ -205,7 +221,7 @@ def test_prepare_model_command_writes_where_it_is_told(model_copy, tmp_path, cap
 
 
 def test_the_estimator_runs_its_blocks_before_the_text_on_one_guidance_half(tiny_model_dir):
-    from supertonic_engine.standin import graph_flops
+    from supertonic_tools.standin import graph_flops
 
     path = tiny_model_dir / "onnx" / "vector_estimator.onnx"
     model = onnx.load(str(path))

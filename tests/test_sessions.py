@@ -119,6 +119,15 @@ def test_cgroup_v2_quota_is_read_in_cpus(tmp_path, text, expected):
     assert config._read_v2_quota(tmp_path / "cpu.max") == expected
 
 
+def test_own_cgroups_names_each_controller_and_the_v2_hierarchy(tmp_path):
+    # The one reader of /proc/self/cgroup: the engine's CPU quota and the harness's limits use it.
+    proc = tmp_path / "cgroup"
+    proc.write_text("12:cpu,cpuacct:/lambda/fn\n4:memory:/lambda/fn\n1:name=systemd:/\n0::/unified/fn\n")
+    assert config.own_cgroups(proc) == {
+        "cpu": "/lambda/fn", "cpuacct": "/lambda/fn", "memory": "/lambda/fn", "name=systemd": "/", "": "/unified/fn",
+    }
+
+
 def test_prepared_graphs_and_profiling_are_switched_from_the_environment():
     assert SessionConfig().prepared is True and SessionConfig().profiling is False
     config_ = SessionConfig.from_env({"SUPERTONIC_PREPARED": "0", "SUPERTONIC_PROFILING": "1"})

@@ -14,7 +14,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 from supertonic_engine.errors import InvalidParameter
-from supertonic_engine.standin import (
+from supertonic_tools.standin import (
     GENERATOR_VERSION,
     STANDIN_KEY,
     ensure_standin,
@@ -23,9 +23,9 @@ from supertonic_engine.standin import (
     make_model,
     writer,
 )
-from supertonic_engine.standin.dims import SIZES, STYLE_TOKENS, TEXT_KERNEL, VOCODER_HEAD_KERNEL, VOCODER_KERNEL
-from supertonic_engine.standin.tts_config import published_config
-from supertonic_engine.standin.writer import GRAPHS, REQUIRED_FILES, build_graph, cached_standin_dir
+from supertonic_tools.standin.dims import SIZES, STYLE_TOKENS, TEXT_KERNEL, VOCODER_HEAD_KERNEL, VOCODER_KERNEL
+from supertonic_tools.standin.tts_config import published_config
+from supertonic_tools.standin.writer import GRAPHS, REQUIRED_FILES, build_graph, cached_standin_dir
 
 FRAME = 3072
 SR = 44_100
@@ -355,7 +355,7 @@ def test_make_model_replaces_a_stand_in_but_not_anything_else(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["real", "standin"]  # no staging left behind
 
 
-_ENSURE = "from supertonic_engine.standin import ensure_standin; print(ensure_standin('tiny', seed=7))"
+_ENSURE = "from supertonic_tools.standin import ensure_standin; print(ensure_standin('tiny', seed=7))"
 
 
 def test_ensure_standin_generates_once_even_when_two_processes_race(tmp_path, monkeypatch):

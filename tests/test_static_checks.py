@@ -26,7 +26,7 @@ from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-PACKAGES = ("layer", "handler", "harness")
+PACKAGES = ("layer", "handler", "tools", "harness", "cli")
 CHECKOV = Path(os.environ.get("SUPERTONIC_CHECKOV") or REPO / ".tools" / "checkov" / "bin" / "checkov")
 # A release with long-published advisories: if pip-audit reports none for it, it did not get
 # vulnerability data, whatever its exit status says (it passes a package it could not look up).

@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from supertonic_engine.config import true_or_false  # the environment's and the request fields' yes/no
 from supertonic_engine.errors import ConfigurationError
 from supertonic_engine.storage import MAX_PRESIGNED_URL_S
 from supertonic_engine.synthesis import Limits
@@ -208,16 +209,6 @@ def _non_negative_float(raw: str) -> float:
 
 def _origins(raw: str) -> tuple[str, ...]:
     return tuple(origin.strip().rstrip("/") for origin in raw.split(",") if origin.strip())
-
-
-def true_or_false(raw: str) -> bool:
-    """A yes/no setting or field written as text (environment, query string, object metadata)."""
-    value = raw.strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off"):
-        return False
-    raise ValueError("use 1 or 0 (true/false, yes/no, on/off)")
 
 
 # Field name -> (environment variable, parser). Parsers raise ValueError with a hint.

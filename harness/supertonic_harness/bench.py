@@ -96,12 +96,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from supertonic_engine.standin import ensure_standin
+    from supertonic_tools.standin import ensure_standin
 
     model_dir = Path(ensure_standin(args.model)) if args.model in ("tiny", "full") else Path(args.model)
     ours = [Side("ours", "ours")] + [parse_variant(v) for v in args.variant]
     if args.prepare:
-        from supertonic_engine.prepared import ensure_prepared
+        from supertonic_tools.prepare import ensure_prepared
 
         ensure_prepared(model_dir)
         for precision in sorted({side.env.get("SUPERTONIC_PRECISION", "fp32").lower() for side in ours} - {"fp32"}):

@@ -26,7 +26,7 @@ class FlopModel:
     def __init__(self, model_dir: Path) -> None:
         import onnx
 
-        from supertonic_engine.standin import graph_flops
+        from supertonic_tools.standin import graph_flops
 
         self.coefficients = {}
         design = np.array([self._terms(t, l) for t, l in self.POINTS], dtype=np.float64)

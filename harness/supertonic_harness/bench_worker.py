@@ -76,8 +76,10 @@ class OursSide:
 
     def ort_profile(self) -> dict[str, dict[str, float]]:
         """Milliseconds per operator type of each graph, from ONNX Runtime's profiler."""
+        from supertonic_engine.assets import GRAPHS
+
         out = {}
-        for name in ("duration_predictor", "text_encoder", "vector_estimator", "vocoder"):
+        for name in GRAPHS:
             session = getattr(self.engine.sessions, name)
             path = Path(session.end_profiling())
             totals: dict[str, float] = defaultdict(float)

@@ -82,8 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from supertonic_engine import Engine
-    from supertonic_engine.prepared import ensure_prepared
-    from supertonic_engine.synthesis import locate_model
+    from supertonic_tools.prepare import ensure_prepared
+    from supertonic_tools.models import locate_model
 
     model_dir = locate_model(args.model)
     if not args.no_prepare:

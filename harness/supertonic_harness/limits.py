@@ -27,10 +27,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from supertonic_engine.config import LAMBDA_MB_PER_VCPU
+from supertonic_engine.config import own_cgroups as _own_cgroups
+
 from .measure import MB, TreeSampler
 
-# "At 1,769 MB, a function has the equivalent of one vCPU" (AWS Lambda resource model).
-LAMBDA_MB_PER_VCPU = 1769
 CFS_PERIOD_US = 100_000
 MODES = ("auto", "cgroup", "fallback")
 
@@ -109,16 +110,6 @@ def _mounts(mountinfo: Path = Path("/proc/self/mountinfo")) -> list[_Mount]:
             continue
         mounts.append(_Mount(fields[3], Path(fields[4]), tail[0], frozenset(tail[2].split(","))))
     return mounts
-
-
-def _own_cgroups(proc_cgroup: Path = Path("/proc/self/cgroup")) -> dict[str, str]:
-    """Controller -> this process's cgroup path; the v2 unified hierarchy is under the key ""."""
-    paths: dict[str, str] = {}
-    for line in proc_cgroup.read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        for controller in controllers.split(",") if controllers else [""]:
-            paths[controller] = path
-    return paths
 
 
 def _cgroup_dir(controller: str, fstype: str) -> Path | None:

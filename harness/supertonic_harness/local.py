@@ -42,7 +42,7 @@ def add_function_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--limit-mode", default="auto", choices=MODES,
                        help="auto: cgroups where writable, else affinity + RSS sampling")
     group.add_argument("--model", help="tiny | full (a generated stand-in: noise, not speech) | a model DIR; "
-                       f"default: the function's own (${ENV_MODEL_DIR} or its built-in choice)")
+                       f"default: ${ENV_MODEL_DIR}, else the tiny stand-in")
     group.add_argument("--handler", default=DEFAULT_HANDLER, help=f"module.function (default: {DEFAULT_HANDLER})")
     group.add_argument("--task-root", type=Path, default=REPO_ROOT / "handler",
                        help="directory the handler is imported from (Lambda's /var/task)")
@@ -70,10 +70,12 @@ def resolve_model(choice: str | None) -> tuple[Path | None, str]:
     """(model directory, kind) for ``--model``: a stand-in size, a directory, or None for the default."""
     if choice is None:
         explicit = os.environ.get(ENV_MODEL_DIR)
-        return (Path(explicit), "directory") if explicit else (None, "function default")
+        if explicit:
+            return Path(explicit), "directory"
+        choice = "tiny"  # the function has no model of its own (the runtime never makes a stand-in)
     if choice in STANDIN_SIZES:
-        from supertonic_engine.prepared import ensure_prepared  # needs onnx: imported only here
-        from supertonic_engine.standin import ensure_standin
+        from supertonic_tools.prepare import ensure_prepared  # needs onnx: imported only here
+        from supertonic_tools.standin import ensure_standin
 
         # With the prepared graphs the image build adds, so memory and speed are the image's.
         model_dir = ensure_standin(choice)
@@ -179,10 +181,6 @@ def start_local_function(
         if not has_prepared(model_dir):
             notes.append(f"{model_dir} has no prepared graphs matching it: the function loads the stock graphs "
                          f"(more memory, slower) where the image would not; `supertonic-lambda prepare-model --model {model_dir}`")
-    elif ENV_MODEL_DIR in environment and not Path(environment[ENV_MODEL_DIR]).is_dir():
-        # The template names the image's model path (/opt/model), which this machine lacks.
-        notes.append(f"template's {ENV_MODEL_DIR}={environment.pop(ENV_MODEL_DIR)} is not here; "
-                     "the function picks its own model (pass --model to choose)")
 
     stack = ExitStack()
     try:

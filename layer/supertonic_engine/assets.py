@@ -18,7 +18,7 @@ import numpy as np
 
 from . import config
 from .errors import ModelCorrupt, ModelMissing, UnknownVoice
-from .standin.marker import is_standin
+from .standin_marker import is_standin
 
 logger = logging.getLogger(__name__)
 

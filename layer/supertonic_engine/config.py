@@ -64,26 +64,34 @@ def usable_cpus(env: Mapping[str, str] | None = None) -> int:
     return max(1, cpus)
 
 
-def _cgroup_cpu_quota() -> float | None:
-    """The CPU quota of this process's cgroup in CPUs (v2 ``cpu.max`` or v1 CFS), None if unlimited."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
+def own_cgroups(proc_cgroup: Path = Path("/proc/self/cgroup")) -> dict[str, str]:
+    """Controller -> this process's cgroup path; the v2 unified hierarchy is under the key ""."""
+    paths: dict[str, str] = {}
+    for line in proc_cgroup.read_text().splitlines():
         _, controllers, path = line.split(":", 2)
-        if controllers == "":  # cgroup v2 unified hierarchy
-            for candidate in (Path("/sys/fs/cgroup") / path.lstrip("/"), Path("/sys/fs/cgroup")):
-                quota = _read_v2_quota(candidate / "cpu.max")
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
+
+
+def _cgroup_cpu_quota() -> float | None:
+    """The CPU quota of this process's cgroup in CPUs (v1 CFS or v2 ``cpu.max``), None if unlimited."""
+    try:
+        own = own_cgroups()
+    except (OSError, ValueError):
+        return None
+    if "cpu" in own:
+        for mount in ("cpu", "cpu,cpuacct", "cpuacct,cpu"):
+            base = Path("/sys/fs/cgroup") / mount
+            for candidate in (base / own["cpu"].lstrip("/"), base):
+                quota = _read_v1_quota(candidate)
                 if quota is not None:
                     return quota
-        elif "cpu" in controllers.split(","):
-            for mount in ("cpu", "cpu,cpuacct", "cpuacct,cpu"):
-                base = Path("/sys/fs/cgroup") / mount
-                for candidate in (base / path.lstrip("/"), base):
-                    quota = _read_v1_quota(candidate)
-                    if quota is not None:
-                        return quota
+    if "" in own:  # cgroup v2 unified hierarchy
+        for candidate in (Path("/sys/fs/cgroup") / own[""].lstrip("/"), Path("/sys/fs/cgroup")):
+            quota = _read_v2_quota(candidate / "cpu.max")
+            if quota is not None:
+                return quota
     return None
 
 
@@ -174,13 +182,21 @@ ENV_SESSION_PREFIX = "SUPERTONIC_"
 SESSION_ENV_VARS = tuple(ENV_SESSION_PREFIX + f.name.upper() for f in fields(SessionConfig))
 
 
-def _parse_bool(name: str, raw: str) -> bool:
+def true_or_false(raw: str) -> bool:
+    """A yes/no setting or field written as text (environment, query string, object metadata)."""
     value = raw.strip().lower()
     if value in ("1", "true", "yes", "on"):
         return True
     if value in ("0", "false", "no", "off"):
         return False
-    raise ConfigurationError(f"{name}={raw!r}: use 1 or 0", field=name)
+    raise ValueError("use 1 or 0 (true/false, yes/no, on/off)")
+
+
+def _parse_bool(name: str, raw: str) -> bool:
+    try:
+        return true_or_false(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name}={raw!r}: use 1 or 0", field=name) from None
 
 
 def _env_int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:

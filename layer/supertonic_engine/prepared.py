@@ -1,9 +1,9 @@
-"""Which prepared graphs may stand in for a model's stock graphs (see ``optimize.py`` for how they are made).
+"""Which prepared graphs may stand in for a model's stock graphs (``supertonic_tools.optimize`` makes them).
 
 A prepared graph is used only when its manifest entry matches, exactly, what it was made from:
 the source graph's SHA-256, the ONNX Runtime version (the saved graph holds that version's fused
 operators and pre-packed weights), the machine architecture (pre-packed weights are laid out for
-its GEMM kernels) and the recipe (a hash of the ``optimize`` package). Anything else is stale: the stock
+its GEMM kernels) and the recipe (a hash of the optimizer's code). Anything else is stale: the stock
 graph is loaded instead and a warning says why and how to rebuild, never silently.
 
 Hashing a 256 MB graph at every cold start would cost a read of the whole file, so the manifest
@@ -13,14 +13,15 @@ still match, the recorded hash is trusted; when either differs, the file is hash
 int8 graphs (``prepare-model --precision int8``) are a second set in ``<prepared dir>-int8``,
 keyed the same way, whose manifest also says ``precision`` and the quantization settings.
 
-Only the standard library is used here: this runs in the image at every cold start.
+Only the standard library is used here: this runs in the image at every cold start. The image
+does not ship the optimizer, so there the recipe is not checked: its graphs were prepared by the
+same build (the Dockerfile's ``prepared`` stage).
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
-import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -30,15 +31,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import config
+from .files import code_fingerprint, file_sha256
 
-# The graphs int8 quantizes; the other two stay fp32 (kept here, not in optimize/, which needs onnx).
+# The graphs int8 quantizes; the other two stay fp32 (kept here, not in the optimizer, which needs onnx).
 QUANTIZED_GRAPHS = ("text_encoder", "vector_estimator")
 
 logger = logging.getLogger(__name__)
 
 MANIFEST = "manifest.json"
 FORMAT = 1
-_HASH_BLOCK = 1 << 20
+# Where the optimizer lives; found, never imported (the runtime does not import the build tools).
+OPTIMIZER_PACKAGE = "supertonic_tools"
 
 
 @dataclass(frozen=True)
@@ -67,28 +70,25 @@ class SourceStamp:
         return file_sha256(path) == self.sha256
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(_HASH_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 @functools.cache
-def recipe() -> str:
-    """A hash of the code that makes prepared graphs: a changed recipe never reuses older output."""
-    digest = hashlib.sha256()
-    for path in sorted((Path(__file__).parent / "optimize").glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:12]
+def recipe() -> str | None:
+    """A hash of the code that makes prepared graphs: a changed recipe never reuses older output.
+    None where the optimizer is not installed (the image)."""
+    spec = importlib.util.find_spec(OPTIMIZER_PACKAGE)  # a top-level name: locates, runs nothing
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    optimizer = Path(next(iter(spec.submodule_search_locations))) / "optimize"
+    return code_fingerprint(optimizer)[:12] if optimizer.is_dir() else None
 
 
 def runtime_key() -> dict[str, str]:
-    """The parts of the key that come from this process rather than from the model files."""
+    """The parts of the key that come from this process rather than from the model files (the
+    recipe only where the optimizer is installed to hash)."""
     import onnxruntime
 
-    return {"onnxruntime": onnxruntime.__version__, "machine": platform.machine(), "recipe": recipe()}
+    key = {"onnxruntime": onnxruntime.__version__, "machine": platform.machine()}
+    made_by = recipe()
+    return key if made_by is None else key | {"recipe": made_by}
 
 
 def prepared_dir(model_dir: Path, env: Mapping[str, str] | None = None, precision: str = "fp32") -> Path:
@@ -172,52 +172,3 @@ def has_prepared(model_dir: Path, precision: str = "fp32") -> bool:
     if precision != "fp32":
         sources = {name: path for name, path in sources.items() if name in QUANTIZED_GRAPHS}
     return len(find_prepared(sources, prepared_dir(model_dir, precision=precision), precision)) == len(sources)
-
-
-def ensure_prepared(model_dir: Path, precision: str = "fp32") -> bool:
-    """Write the prepared graphs the image would ship, unless matching ones are there; True if written."""
-    if has_prepared(model_dir, precision):
-        return False
-    from .optimize import prepare_model  # needs the onnx package: a build-time tool
-
-    logger.warning("preparing the %s graphs of %s (as the image build does; once)", precision, model_dir)
-    prepare_model(model_dir, precision=precision)
-    return True
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """``supertonic-lambda prepare-model``: the image build step, also for local model directories."""
-    from .cpu import INT8_TARGETS
-
-    p = subparsers.add_parser("prepare-model", help="write prepared graphs (MatMul rewrite, optimized, pre-packed) for a model")
-    p.add_argument("--model", default=None, help="model directory (default: $SUPERTONIC_MODEL_DIR)")
-    p.add_argument("--out", default=None, help=f"where to write them (default: ${config.ENV_PREPARED_DIR}, else MODEL/prepared)")
-    p.add_argument("--precision", choices=config.PRECISIONS, default="fp32",
-                   help="int8 (opt-in): quantize the text encoder's and vector estimator's MatMuls, into MODEL/prepared-int8")
-    p.add_argument("--isa", choices=("auto", *INT8_TARGETS), default="auto",
-                   help="int8 settings for this CPU (auto), or for a VNNI or an AVX2-only CPU (7-bit weights) such as the one the image runs on")
-    p.set_defaults(func=prepare_command)
-
-
-def prepare_command(args: argparse.Namespace) -> int:
-    from .assets import resolve_model_dir
-    from .errors import ConfigurationError, ModelMissing
-
-    try:
-        from .optimize import prepare_model  # needs the onnx package: a build-time tool
-    except ModuleNotFoundError as missing:
-        raise ConfigurationError(f"prepare-model needs {missing.name}: pip install 'supertonic-lambda[prepare]' (./dev installs it)") from None
-
-    model_dir = resolve_model_dir(args.model)
-    if model_dir is None:
-        raise ModelMissing(f"prepare-model needs --model DIR or {config.ENV_MODEL_DIR}")
-    precision = getattr(args, "precision", "fp32")
-    for graph in prepare_model(model_dir, args.out, precision=precision, isa=getattr(args, "isa", "auto")):
-        print(graph.describe())
-    if precision != "fp32":
-        settings = quantization(Path(args.out) if args.out else prepared_dir(model_dir, precision=precision))
-        print(
-            f"int8 settings for {settings.get('isa')}: per-channel {settings.get('per_channel')}, reduce_range {settings.get('reduce_range')}, "
-            f"weights {settings.get('weight_type')}, inputs {settings.get('activation_type')}; select them with {config.ENV_PRECISION}=int8"
-        )
-    return 0

@@ -23,9 +23,9 @@ from .assets import ModelAssets, VoiceStyle, load_assets, resolve_model_dir
 from .audio import AudioWriter
 from .config import SessionConfig
 from .deadline import Deadline
-from .errors import AudioTooLong, EmptyText, InvalidParameter, SpokenTextTooLong, TextTooLong, UnknownLanguage
+from .errors import AudioTooLong, EmptyText, InvalidParameter, ModelMissing, SpokenTextTooLong, TextTooLong, UnknownLanguage
 from .sessions import Sessions, load_sessions
-from .standin.marker import NOTE
+from .standin_marker import NOTE
 from .text import LANGUAGES, chunk_text, default_max_chunk_chars, normalize
 from .text.unicode import TextEncoder, model_text
 
@@ -155,13 +155,17 @@ class SynthesisResult:
 
 
 def locate_model(model_dir: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
-    """``model_dir``, else ``SUPERTONIC_MODEL_DIR``, else the tiny stand-in (generated once, with a warning)."""
+    """``model_dir``, else ``SUPERTONIC_MODEL_DIR``; ``ModelMissing`` naming the variable when neither is set.
+
+    No stand-in here: making one needs the build tools, which the image does not ship
+    (``supertonic_tools.models.locate_model`` falls back to it for the CLI and tests)."""
     root = resolve_model_dir(model_dir, env)
     if root is None:
-        from .standin import ensure_standin
-
-        root = ensure_standin("tiny")
-        logger.warning("no model directory given (--model or %s): using the stand-in model at %s (%s)", config.ENV_MODEL_DIR, root, STANDIN_NOTICE)
+        raise ModelMissing(
+            f"no model directory: set {config.ENV_MODEL_DIR} to a model in the official layout "
+            "(`supertonic-lambda fetch-model --out DIR` downloads one)",
+            field=config.ENV_MODEL_DIR,
+        )
     return root
 
 
@@ -210,7 +214,7 @@ class Engine:
         session_config: SessionConfig | None = None,
         env: Mapping[str, str] | None = None,
     ) -> "Engine":
-        """Load the model from ``model_dir``, else ``SUPERTONIC_MODEL_DIR``, else the tiny stand-in (with a warning)."""
+        """Load the model from ``model_dir``, else ``SUPERTONIC_MODEL_DIR`` (``ModelMissing`` when neither is set)."""
         assets = load_assets(locate_model(model_dir, env))
         return cls(assets, load_sessions(assets, session_config, env), env)
 

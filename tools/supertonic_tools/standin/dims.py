@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InvalidParameter
+from supertonic_engine.errors import InvalidParameter
 
 # --- the public contract (same for every size) -----------------------------------------------------
 VOCAB_SIZE = 8322  # token ids 0..8321 (unicode_indexer.json values)

@@ -7,8 +7,9 @@ import importlib
 import logging
 import sys
 
-from supertonic_engine import cli as engine_cli
 from supertonic_engine.errors import ConfigurationError, InvalidRequest, SupertonicError
+
+from . import engine as engine_commands
 
 # Harness commands, each a module with register(subparsers). They need the [harness] extra; without
 # it the engine commands still work and these say what to install.
@@ -27,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    engine_cli.register(sub)
+    engine_commands.register(sub)
     for command, module in HARNESS_COMMANDS.items():
         try:
             importlib.import_module(module).register(sub)

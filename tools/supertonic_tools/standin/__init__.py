@@ -6,14 +6,14 @@ stand-in has the exact I/O contract of the four real graphs and, at ``size="full
 parameter count, file sizes, operator mix and FLOPs. Its audio is noise, not speech, and its
 ``tts.json`` says so under the ``stand_in`` key.
 
-    from supertonic_engine.standin import ensure_standin, make_model, graph_flops
+    from supertonic_tools.standin import ensure_standin, make_model, graph_flops
     model_dir = ensure_standin("tiny")                 # cached, generated once
     make_model("/tmp/supertonic-full", size="full")    # ~400 MB, like the real files
     graph_flops(model_dir / "onnx/vocoder.onnx", text_length=100, latent_length=100)
     graph_flops(build_graph("vector_estimator.onnx", "full", weights=False), 100, 100)  # no 256 MB
 
-Only ``marker`` is imported eagerly: the engine checks ``is_standin`` in images that do not
-install ``onnx``, which the generator and ``graph_flops`` need.
+How a stand-in says what it is (``is_standin``) lives in the runtime, ``supertonic_engine.standin_marker``:
+the engine checks it in images that do not install ``onnx``, which the generator and ``graph_flops`` need.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .marker import GENERATOR_VERSION, STANDIN_KEY, is_standin
+from supertonic_engine.standin_marker import GENERATOR_VERSION, STANDIN_KEY, is_standin
 
 if TYPE_CHECKING:
     from .flops import graph_flops

@@ -1,4 +1,7 @@
-"""Engine subcommands of ``supertonic-lambda``: synthesize, normalize, make-model, fetch-model, prepare-model."""
+"""Engine subcommands of ``supertonic-lambda``: synthesize, normalize, make-model, fetch-model, prepare-model.
+
+Without ``--model`` or ``SUPERTONIC_MODEL_DIR`` they use the tiny stand-in, which the build tools make.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +14,11 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from . import audio, prepared
-from .assets import load_assets
-from .synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, SynthesisOptions, TextPreparer, locate_model
+from supertonic_engine import audio
+from supertonic_engine.assets import load_assets
+from supertonic_engine.synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, SynthesisOptions, TextPreparer
+from supertonic_tools import prepare
+from supertonic_tools.models import locate_model
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--revision", default=None, help="model hub revision (default: the pinned one)")
     p.set_defaults(func=_fetch_model)
 
-    prepared.register(subparsers)
+    prepare.register(subparsers)
 
 
 def _model_argument(p: argparse.ArgumentParser) -> None:
@@ -69,7 +74,7 @@ def _synthesize(args: argparse.Namespace) -> int:
         normalize=not args.no_normalize,
     )
     started = time.perf_counter()
-    engine = Engine.load(args.model)
+    engine = Engine.load(locate_model(args.model))
     load_s = time.perf_counter() - started
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -123,7 +128,7 @@ def _normalize(args: argparse.Namespace) -> int:
 
 
 def _make_model(args: argparse.Namespace) -> int:
-    from .standin import make_model
+    from supertonic_tools.standin import make_model
 
     started = time.perf_counter()
     out = make_model(args.out, size=args.size, seed=args.seed)
@@ -132,7 +137,7 @@ def _make_model(args: argparse.Namespace) -> int:
 
 
 def _fetch_model(args: argparse.Namespace) -> int:
-    from .fetch import REVISION, fetch_model
+    from supertonic_tools.fetch import REVISION, fetch_model
 
     out = fetch_model(args.out, revision=args.revision or REVISION)
     print(f"downloaded Supertonic 3 to {out}; use it with --model {out} or SUPERTONIC_MODEL_DIR={out}")

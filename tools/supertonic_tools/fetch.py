@@ -6,7 +6,6 @@ message saying what to do instead, rather than hanging in retries.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import shutil
@@ -15,8 +14,9 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlparse
 
-from .assets import graph_files, load_assets
-from .errors import FetchFailed, InvalidParameter
+from supertonic_engine.assets import graph_files, load_assets
+from supertonic_engine.errors import FetchFailed, InvalidParameter
+from supertonic_engine.files import file_sha256, replace_directory
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def fetch_model(out_dir: str | os.PathLike[str], revision: str = REVISION, timeo
         if revision == REVISION:
             verify_graphs(staging)
         load_assets(staging)  # the layout is complete and every JSON parses
-        _swap_into_place(staging, out)
+        replace_directory(staging, out)  # the old directory is kept until the new one is in place
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out
@@ -83,22 +83,6 @@ def _check_replaceable(out: Path) -> None:
         raise InvalidParameter(f"--out {out} contains the current directory; name another directory", field="out")
 
 
-def _swap_into_place(staging: Path, out: Path) -> None:
-    """Replace ``out`` with ``staging``; the old directory is kept until the new one is in place."""
-    previous = out.with_name(f".{out.name}.previous") if out.exists() else None
-    if previous is not None:
-        shutil.rmtree(previous, ignore_errors=True)
-        out.rename(previous)
-    try:
-        staging.rename(out)
-    except OSError:
-        if previous is not None:
-            previous.rename(out)
-        raise
-    if previous is not None:
-        shutil.rmtree(previous, ignore_errors=True)
-
-
 def verify_graphs(model_dir: Path) -> None:
     """Compare each graph with the published size and hash of the pinned revision."""
     for name, (size, head, tail) in KNOWN_GRAPHS.items():
@@ -106,17 +90,9 @@ def verify_graphs(model_dir: Path) -> None:
         actual = path.stat().st_size
         if actual != size:
             raise FetchFailed(f"{path} is {actual} bytes, expected {size}: the download is incomplete; run fetch-model again")
-        digest = _sha256(path)
+        digest = file_sha256(path)
         if not (digest.startswith(head) and digest.endswith(tail)):
             raise FetchFailed(f"{path} has SHA-256 {digest}, expected {head}…{tail}: the file is corrupt; run fetch-model again")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _check_reachable(endpoint: str, timeout_s: float) -> None:

@@ -8,7 +8,6 @@ end up using one complete copy (the rename that lands first wins; the other is d
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import logging
 import os
@@ -16,7 +15,6 @@ import shutil
 import tempfile
 import time
 import unicodedata
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,11 +22,14 @@ from typing import Any
 import numpy as np
 import onnx
 
-from ..config import cache_dir
-from ..errors import InvalidParameter, ModelCorrupt
+from supertonic_engine.assets import GRAPHS as GRAPH_NAMES
+from supertonic_engine.config import cache_dir
+from supertonic_engine.errors import InvalidParameter, ModelCorrupt
+from supertonic_engine.files import code_fingerprint, replace_directory
+from supertonic_engine.standin_marker import GENERATOR_VERSION, is_standin
+
 from .dims import StandinDims, dims_for
 from .duration_predictor import build_duration_predictor
-from .marker import GENERATOR_VERSION, is_standin
 from .text_encoder import build_text_encoder
 from .tts_config import standin_config
 from .unicode_indexer import build_indexer
@@ -39,14 +40,15 @@ from .voices import VOICE_NAMES, voice_style
 logger = logging.getLogger(__name__)
 
 GraphFactory = Callable[[StandinDims, np.random.Generator | None], onnx.ModelProto]
-# file name -> graph builder; the order gives each graph its own random stream, so graphs do not
-# depend on each other's draws.
-GRAPHS: dict[str, GraphFactory] = {
-    "duration_predictor.onnx": lambda d, rng: build_duration_predictor(d.duration, rng),
-    "text_encoder.onnx": lambda d, rng: build_text_encoder(d.text, rng),
-    "vector_estimator.onnx": lambda d, rng: build_vector_estimator(d.estimator, rng),
-    "vocoder.onnx": lambda d, rng: build_vocoder(d.vocoder, rng),
+_BUILDERS: dict[str, GraphFactory] = {
+    "duration_predictor": lambda d, rng: build_duration_predictor(d.duration, rng),
+    "text_encoder": lambda d, rng: build_text_encoder(d.text, rng),
+    "vector_estimator": lambda d, rng: build_vector_estimator(d.estimator, rng),
+    "vocoder": lambda d, rng: build_vocoder(d.vocoder, rng),
 }
+# file name -> graph builder, in the runtime's order of graphs; the order gives each graph its own
+# random stream, so graphs do not depend on each other's draws.
+GRAPHS: dict[str, GraphFactory] = {f"{name}.onnx": _BUILDERS[name] for name in GRAPH_NAMES}
 _VOICE_STREAMS = 100  # voice i draws from stream 100 + i
 REQUIRED_FILES = (
     *(f"onnx/{name}" for name in GRAPHS),
@@ -70,7 +72,11 @@ def make_model(out_dir: str | Path, size: str = "tiny", seed: int = 0) -> Path:
             field="out",
         )
     staged = _stage(target, size, seed)
-    _swap_in(staged, target)
+    try:
+        replace_directory(staged, target)
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
     return target
 
 
@@ -141,11 +147,7 @@ def write_files(root: Path, size: str, seed: int) -> None:
 def _fingerprint() -> str:
     """A short hash of everything that decides the files: this package's code, NumPy (its random
     streams) and Python's Unicode tables. Any change gives a new cache entry, never a stale one."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    digest.update(f"numpy {np.__version__}, unicode {unicodedata.unidata_version}".encode())
-    return digest.hexdigest()[:10]
+    return code_fingerprint(Path(__file__).parent, f"numpy {np.__version__}, unicode {unicodedata.unidata_version}")[:10]
 
 
 def _check_request(size: str, seed: int) -> None:
@@ -195,17 +197,3 @@ def _replaceable(path: Path) -> bool:
     except (OSError, ValueError):
         return False
 
-
-def _swap_in(staged: Path, target: Path) -> None:
-    if not target.exists():
-        os.rename(staged, target)
-        return
-    retired = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
-    os.rename(target, retired)
-    try:
-        os.rename(staged, target)
-    except BaseException:
-        os.rename(retired, target)
-        shutil.rmtree(staged, ignore_errors=True)
-        raise
-    shutil.rmtree(retired, ignore_errors=True)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .dims import STYLE_DP_SHAPE, STYLE_TOKENS, STYLE_TTL_DIM
-from .marker import NOTE
+from supertonic_engine.standin_marker import NOTE
 
 VOICE_NAMES = tuple(f"{gender}{i}" for gender in "MF" for i in range(1, 6))
 _GENDERS = {"M": "male", "F": "female"}

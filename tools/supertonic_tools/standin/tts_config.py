@@ -22,7 +22,7 @@ from .dims import (
     VOCODER_DILATIONS,
     StandinDims,
 )
-from .marker import GENERATOR_VERSION, NOTE, STANDIN_KEY
+from supertonic_engine.standin_marker import GENERATOR_VERSION, NOTE, STANDIN_KEY
 
 
 def _convnext(idim: int, intermediate: int, dilations: list[int], ksz: int = 5) -> dict[str, Any]:

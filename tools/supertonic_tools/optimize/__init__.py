@@ -1,7 +1,7 @@
 """Prepared graphs: the model's four graphs rewritten for ONNX Runtime's CPU kernels, optimized once.
 
 Run at image build time (``supertonic-lambda prepare-model --model DIR`` or
-``python -m supertonic_engine.optimize DIR``); sessions then load the prepared copies and skip the
+``python -m supertonic_tools.optimize DIR``); sessions then load the prepared copies and skip the
 work at every cold start. Per graph:
 
 1. **Rewrites that keep the arithmetic** (the same products, at most summed in another order):
@@ -20,7 +20,7 @@ the text encoder and vector estimator with their MatMuls quantized after the rew
 (``quantize.py``), checked by signal-to-noise ratio against the source instead
 (``INT8_MIN_SNR_DB``); the other two graphs stay in the fp32 set.
 
-``prepared.py`` (no ``onnx`` import, part of the runtime) decides whether a prepared graph matches
+``supertonic_engine.prepared`` (no ``onnx`` import, part of the runtime) decides whether a prepared graph matches
 its source; this module needs the ``onnx`` package (the ``tools`` extra) and runs only at build time.
 """
 
@@ -40,11 +40,12 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from .. import prepared
-from ..config import PRECISIONS
-from ..assets import GRAPHS, load_assets
-from ..cpu import INT8_TARGETS
-from ..errors import ModelError
+from supertonic_engine import prepared
+from supertonic_engine.assets import GRAPHS, load_assets
+from supertonic_engine.config import PRECISIONS
+from supertonic_engine.cpu import INT8_TARGETS
+from supertonic_engine.errors import ModelError
+from supertonic_engine.files import replace_directory
 from .guidance import share_guidance_prefix
 from .pointwise import rewrite_pointwise_convs
 from .quantize import QUANTIZED_GRAPHS, QuantSettings, quantize_matmuls, settings_for
@@ -115,7 +116,7 @@ def prepare_model(
             entries[name] = entry
         prepared.write_manifest(staging, entries, precision=precision, quantization=_quantization_record(quant))
         staging.chmod(0o755)  # mkdtemp makes it private; images run as another user
-        _swap_in(staging, target)
+        replace_directory(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -125,7 +126,7 @@ def prepare_model(
 def _quantization_record(quant: QuantSettings | None) -> dict | None:
     if quant is None:
         return None
-    from ..cpu import cpu_features
+    from supertonic_engine.cpu import cpu_features
 
     return quant.to_dict() | {"prepared_on": cpu_features().to_dict()}
 
@@ -238,25 +239,16 @@ def probe_inputs(session: ort.InferenceSession, text_length: int, latent_length:
     return feeds
 
 
-def _swap_in(staged: Path, target: Path) -> None:
-    if target.exists():
-        retired = target.with_name(f".{target.name}.old")
-        shutil.rmtree(retired, ignore_errors=True)
-        target.rename(retired)
-        staged.rename(target)
-        shutil.rmtree(retired, ignore_errors=True)
-    else:
-        staged.rename(target)
-
-
 def main(argv: list[str] | None = None) -> int:
-    """``python -m supertonic_engine.optimize MODEL_DIR [--out DIR]``: the image build step (no CLI needed)."""
-    parser = argparse.ArgumentParser(prog="python -m supertonic_engine.optimize", description=__doc__.splitlines()[0])
+    """``python -m supertonic_tools.optimize MODEL_DIR [--out DIR]``: the image build step (no CLI needed)."""
+    from ..prepare import prepare_command
+
+    parser = argparse.ArgumentParser(prog="python -m supertonic_tools.optimize", description=__doc__.splitlines()[0])
     parser.add_argument("model", help="model directory in the official layout")
     parser.add_argument("--out", default=None, help="where to write the prepared graphs (default: MODEL/prepared)")
     parser.add_argument("--precision", choices=PRECISIONS, default="fp32", help="int8: also quantize the encoder's and estimator's MatMuls (into MODEL/prepared-int8)")
     parser.add_argument("--isa", choices=("auto", *INT8_TARGETS), default="auto", help="int8 settings for this CPU (auto) or for a VNNI or AVX2 one")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
-    return prepared.prepare_command(args)
+    return prepare_command(args)
 

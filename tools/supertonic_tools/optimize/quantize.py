@@ -22,8 +22,8 @@ from pathlib import Path
 
 import onnx
 
-from ..cpu import INT8_TARGETS, cpu_features
-from ..prepared import QUANTIZED_GRAPHS
+from supertonic_engine.cpu import INT8_TARGETS, cpu_features
+from supertonic_engine.prepared import QUANTIZED_GRAPHS
 
 __all__ = ["QUANTIZED_GRAPHS", "QuantSettings", "SETTINGS", "quantize_matmuls", "settings_for"]
 

@@ -1,0 +1,7 @@
+"""``python -m supertonic_cli``: the same as the ``supertonic-lambda`` console script."""
+
+import sys
+
+from .main import main
+
+sys.exit(main())

@@ -1,5 +1,0 @@
-"""``python -m supertonic_engine.optimize MODEL_DIR [--out DIR]``: the image build step."""
-
-from . import main
-
-raise SystemExit(main())
