@@ -173,6 +173,36 @@ def test_concurrency_starts_sandboxes_in_limits_of_their_own_fed_by_the_template
         assert local.describe()["concurrency"] == 2
 
 
+def test_replay_waits_for_the_queue_the_event_filled_and_reports_its_batches(tmp_path, capsys):
+    from harness_fixtures.support import FIXTURES, run_command
+
+    template = tmp_path / "template.yaml"
+    template.write_text(TEMPLATE.read_text().replace("""      Events:
+        Upload:""", """      Events:
+        Parts:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt PartsQueue.Arn
+            BatchSize: 1
+            ScalingConfig:
+              MaximumConcurrency: 2
+        Upload:""").replace("SAMPLE_JOINED:", "SAMPLE_QUEUE_URL: !Ref PartsQueue\n          SAMPLE_JOINED:") + """
+  PartsQueue:
+    Type: AWS::SQS::Queue
+""")
+    event = tmp_path / "plan.json"
+    event.write_text(json.dumps({"fan_out": 4}))
+
+    status = run_command("replay", str(event), "--handler", "sample_functions.sqs_fan_out", "--task-root", str(FIXTURES),
+                         "--template", str(template), "--profile", "custom", "--cpus", "0.5", "--memory-mb", "512",
+                         "--concurrency", "2")
+
+    out = capsys.readouterr().out
+    assert status == 0, out
+    # The template's queue URL reached the function, which sent 4 parts; all were done before the report.
+    assert "sqs supertonic-local-PartsQueue: 4 batch(es) of 4 message(s): 4 deleted, 0 returned" in out
+
+
 def test_side_by_side_fallback_sandboxes_take_different_cores():
     from supertonic_harness.limits import FallbackLimits
 

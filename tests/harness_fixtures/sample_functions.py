@@ -153,3 +153,16 @@ def sqs_busy(event, context):
 def sqs_wrong_id(event, context):
     """A partial batch response naming a message that is not in the batch."""
     return {"batchItemFailures": [{"itemIdentifier": "not-a-message-of-this-batch"}]}
+
+
+def sqs_fan_out(event, context):
+    """Sends ``{"fan_out": n}`` messages to the queue the template names (``SAMPLE_QUEUE_URL``); an
+    SQS batch of them is done at once: the planner and part workers of a job, in miniature."""
+    if "Records" in event:
+        return {"batchItemFailures": []}
+    import boto3
+
+    queue = boto3.client("sqs", region_name=os.environ.get("AWS_REGION", "us-east-1"))
+    for part in range(int(event["fan_out"])):
+        queue.send_message(QueueUrl=os.environ["SAMPLE_QUEUE_URL"], MessageBody=json.dumps({"part": part}))
+    return {"sent": int(event["fan_out"])}
