@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -173,9 +174,8 @@ def test_concurrency_starts_sandboxes_in_limits_of_their_own_fed_by_the_template
         assert local.describe()["concurrency"] == 2
 
 
-def test_replay_waits_for_the_queue_the_event_filled_and_reports_its_batches(tmp_path, capsys):
-    from harness_fixtures.support import FIXTURES, run_command
-
+def _fan_out_template(tmp_path: Path) -> Path:
+    """The harness's sample template with a parts queue its function sends to and is mapped to."""
     template = tmp_path / "template.yaml"
     template.write_text(TEMPLATE.read_text().replace("""      Events:
         Upload:""", """      Events:
@@ -190,6 +190,13 @@ def test_replay_waits_for_the_queue_the_event_filled_and_reports_its_batches(tmp
   PartsQueue:
     Type: AWS::SQS::Queue
 """)
+    return template
+
+
+def test_replay_waits_for_the_queue_the_event_filled_and_reports_its_batches(tmp_path, capsys):
+    from harness_fixtures.support import FIXTURES, run_command
+
+    template = _fan_out_template(tmp_path)
     event = tmp_path / "plan.json"
     event.write_text(json.dumps({"fan_out": 4}))
 
@@ -201,6 +208,23 @@ def test_replay_waits_for_the_queue_the_event_filled_and_reports_its_batches(tmp
     assert status == 0, out
     # The template's queue URL reached the function, which sent 4 parts; all were done before the report.
     assert "sqs supertonic-local-PartsQueue: 4 batch(es) of 4 message(s): 4 deleted, 0 returned" in out
+
+
+def test_emulate_upload_waits_for_the_parts_and_prints_them_and_the_wall_time(tmp_path, capsys):
+    from harness_fixtures.support import FIXTURES, run_command
+
+    book = tmp_path / "book.txt"
+    book.write_text("A long book.")
+    status = run_command("emulator", "--handler", "sample_functions.sqs_fan_out", "--task-root", str(FIXTURES),
+                         "--template", str(_fan_out_template(tmp_path)), "--profile", "custom", "--cpus", "0.5",
+                         "--memory-mb", "512", "--concurrency", "2", "--rie-port", "0", "--upload", str(book), "--no-serve")
+
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "SQS event source mapping: supertonic-local-PartsQueue -> 2 sandbox(es), batch size 1" in out
+    assert out.count("sqs supertonic-local-PartsQueue: 1 message(s) deleted; success") == 3
+    assert re.search(r"queues drained: 3 batch\(es\) of 3 message\(s\): 3 deleted, 0 returned; billed \d+ ms in all; "
+                     r"wall \d+\.\d s", out), out
 
 
 def test_side_by_side_fallback_sandboxes_take_different_cores():

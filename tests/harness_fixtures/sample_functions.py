@@ -156,13 +156,16 @@ def sqs_wrong_id(event, context):
 
 
 def sqs_fan_out(event, context):
-    """Sends ``{"fan_out": n}`` messages to the queue the template names (``SAMPLE_QUEUE_URL``); an
-    SQS batch of them is done at once: the planner and part workers of a job, in miniature."""
-    if "Records" in event:
+    """Sends ``{"fan_out": n}`` messages (3 for an S3 upload) to the queue the template names
+    (``SAMPLE_QUEUE_URL``); an SQS batch of them is done at once: a job's planner and part workers
+    in miniature."""
+    records = event.get("Records") or [{}]
+    if records[0].get("eventSource") == "aws:sqs":
         return {"batchItemFailures": []}
     import boto3
 
     queue = boto3.client("sqs", region_name=os.environ.get("AWS_REGION", "us-east-1"))
-    for part in range(int(event["fan_out"])):
+    parts = 3 if records[0].get("eventSource") == "aws:s3" else int(event["fan_out"])
+    for part in range(parts):
         queue.send_message(QueueUrl=os.environ["SAMPLE_QUEUE_URL"], MessageBody=json.dumps({"part": part}))
-    return {"sent": int(event["fan_out"])}
+    return {"sent": parts}
