@@ -199,7 +199,8 @@ SOURCES: tuple[type[EventSource], ...] = (
     SqsSource,
     DirectInvokeSource,
 )
-# What an SNS message or an SQS body may carry (EventBridge can target a topic or a queue too).
+# What an SNS message or an SQS body may carry (EventBridge can target a topic or a queue too);
+# another kind of message sent to a queue the function reads gets its adapter here.
 WRAPPED: tuple[type[EventSource], ...] = (S3TestEventSource, WrappedS3NotificationSource, EventBridgeS3Source)
 
 
