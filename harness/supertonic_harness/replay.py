@@ -26,7 +26,7 @@ from .report import BUDGET_JUDGED_ON, Progress, Record, Report, header, table, w
 from .rie import RieNotFound
 from .sandbox import Invocation
 from .soak import soak_lines, soak_summary
-from .sqs import batches_summary
+from .sqs import Batch, batches_summary
 
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".opus")
 # The function says which model produced its audio (a stand-in's output is noise, not speech):
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if args.repeat < 1:
             raise EventError("--repeat must be at least 1")
         need_s3 = any(event.seed is not None or "Records" in event.payload for event in events)
-        with start_local_function(args, need_s3=need_s3) as local:
+        with start_local_function(args, need_s3=need_s3, on_batch=_report_failed_batch) as local:
             report = replay(local, events, repeat=args.repeat, max_rtf=args.max_rtf,
                             audio_dir=_audio_dir(args), progress=Progress(args.repeat * len(events)))
             sqs_batches = {m.queue_name: m.batches for m in local.mappings if m.batches}
@@ -78,6 +78,14 @@ def run(args: argparse.Namespace) -> int:
         write_chart(report, chart)
         print(f"report {args.report}, chart {chart}")
     return 0 if report.passed else 1
+
+
+def _report_failed_batch(batch: Batch) -> None:
+    """Say so at once when a batch fails: its messages come back until the dead-letter queue takes
+    them (forever without one), and the replay waits for that."""
+    if not batch.succeeded:
+        print(f"sqs {batch.queue}: {batch.describe()}; {batch.invocation.outcome.value} "
+              f"{batch.invocation.error_type or ''}".rstrip(), file=sys.stderr, flush=True)
 
 
 def _audio_dir(args: argparse.Namespace) -> Path | None:
