@@ -4,6 +4,9 @@ Whatever arrives (tests/event_fuzzer.py makes function URL requests, direct invo
 notifications and other JSON, mostly malformed), the answer must hold:
 - the handler returns (no exception: the runtime would hand the caller a stack trace) and its
   result encodes as JSON in UTF-8, as the runtime sends it; every log line reaches a UTF-8 stdout;
+  the one exception is an event the function cannot serve at all (not recognised, or a wrapper
+  such as an SQS batch that is malformed), raised as a typed error so Lambda retries or
+  dead-letters it, its message free of traces and paths;
 - no 5xx but 503 (the function cannot serve) and 504 (the deadline passed);
 - every error is ``{"error": {"code", "message", "field"}}`` and nothing names a file or a trace;
 - a function URL answer is one HTTP can carry, and its headers match the audio: the content type
@@ -34,7 +37,8 @@ from event_fuzzer import EventFuzzer, FuzzEvent
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, REPO, LambdaContext, event_files, load_event
 from supertonic_function.config import FunctionConfig
 from supertonic_function.service import Service
-from supertonic_function.sources import FunctionUrlSource, source_of
+from supertonic_engine.errors import SupertonicError
+from supertonic_function.sources import DirectInvokeSource, FunctionUrlSource, source_of
 from supertonic_harness.fronts.furl import result_to_http
 
 # S3 server, app and context fixtures, registered once for the whole session.
@@ -43,6 +47,8 @@ pytest_plugins = ["fixtures_s3"]
 SEED = int(os.environ.get("SUPERTONIC_FUZZ_SEED", "20261203"))
 EVENTS = int(os.environ.get("SUPERTONIC_FUZZ_EVENTS", "10000"))
 ALLOWED_5XX = (503, 504)
+# The typed errors an invocation may fail with: events that are no request to answer.
+RAISED_CODES = ("unknown_event", "malformed_event", "batch_failed")
 ERROR_CODE = re.compile(r"[a-z][a-z0-9_]*")
 # What a leaked stack trace or file path looks like in a body.
 LEAKS = ("Traceback (most recent call last)", 'File "', str(REPO), sys.prefix, "site-packages")
@@ -118,6 +124,8 @@ def test_no_generated_event_breaks_the_handler(
         began = time.perf_counter()
         try:
             result = app.lambda_handler(fuzz.event, LambdaContext())
+        except SupertonicError as error:
+            result = error  # judged by check(): only an event that is no request may fail the invocation
         except Exception as error:  # noqa: BLE001 - the finding itself
             failures.append(_describe(fuzz, [f"raised {type(error).__name__}: {error}"]))
             continue
@@ -152,6 +160,8 @@ def _describe(fuzz: FuzzEvent, problems: list[str]) -> str:
 def check(fuzz: FuzzEvent, result: Any) -> tuple[list[str], int, bool]:
     """The rules ``result`` breaks, the HTTP status it stands for, and whether it carries audio."""
     problems: list[str] = []
+    if isinstance(result, SupertonicError):
+        return _check_raised(fuzz.event, result, problems)
     try:
         to_json(result).encode("utf-8")  # what awslambdaric sends from a custom image
         json.dumps(result, ensure_ascii=False).encode("utf-8")  # and from AWS's managed runtimes
@@ -233,6 +243,17 @@ def _check_document(result: Any, problems: list[str]) -> tuple[list[str], int, b
     if "audio_base64" in result:
         return problems, 200, _check_inline_audio(result, problems)
     return problems + [f"a result that is no answer: keys {sorted(result)}"], 200, False
+
+
+def _check_raised(event: Any, error: SupertonicError, problems: list[str]) -> tuple[list[str], int, bool]:
+    """A failed invocation: only for an event that is no request (a function URL request or a
+    direct invoke is always answered), with a typed error whose message leaks nothing."""
+    if error.code not in RAISED_CODES:
+        problems.append(f"raised {type(error).__name__} ({error.code}): {error.message}")
+    elif source_of(event) in (FunctionUrlSource, DirectInvokeSource):
+        problems.append(f"a request failed the invocation with {error.code}")
+    _check_leaks(error.message, problems)
+    return problems, 502, False
 
 
 def _check_status(status: object, problems: list[str]) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from supertonic_engine.errors import SupertonicError
 from fixtures_s3 import (
     OUTPUT_BUCKET,
     HttpAnswer,
@@ -61,6 +62,13 @@ def test_every_event_has_expectations() -> None:
 def test_event(path: Path, app: Any, s3: Any) -> None:
     expect = expectations(path)
     event = load_event(path, s3)
+    if expect.get("outcome") == "function_error":
+        # Raised, so that Lambda retries or dead-letters it: a function URL answers 502.
+        with pytest.raises(SupertonicError) as raised:
+            app.lambda_handler(event, LambdaContext())
+        assert expect["status"] == 502
+        assert raised.value.code == ERROR_CODES[path.stem]
+        return
     answer = HttpAnswer.of(app.lambda_handler(event, LambdaContext()))
 
     assert answer.status == expect["status"], answer.body[:300]

@@ -9,10 +9,11 @@ from deep inside a handler, whose stack trace the runtime would hand to the call
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import unquote_plus
+from urllib.parse import quote_plus, unquote_plus
 
 from .errors import MalformedEvent
 
@@ -97,3 +98,89 @@ def _is_s3_key(key: str) -> bool:
         return 0 < len(key.encode("utf-8")) <= S3_KEY_MAX_BYTES
     except UnicodeEncodeError:  # a lone surrogate, which JSON can spell and no key can hold
         return False
+
+
+# --- S3 notifications that arrive wrapped ------------------------------------------------------------
+# A bucket can notify through EventBridge, an SNS topic or an SQS queue instead of invoking the
+# function itself; each wrapper is opened here, its parts checked as above, so the S3 trigger
+# sees the notification S3 would have sent directly.
+
+# EventBridge's ``reason`` for an ``Object Created`` event -> S3's own event name
+# (https://docs.aws.amazon.com/AmazonS3/latest/userguide/ev-events.html).
+_CREATED_BY = {
+    "PutObject": "ObjectCreated:Put",
+    "POST Object": "ObjectCreated:Post",
+    "CopyObject": "ObjectCreated:Copy",
+    "CompleteMultipartUpload": "ObjectCreated:CompleteMultipartUpload",
+}
+
+
+def s3_from_eventbridge(event: Mapping[str, Any]) -> dict[str, Any]:
+    """The S3 notification an EventBridge ``Object Created`` event stands for.
+
+    EventBridge spells keys as they are, where S3's notifications form-encode them ("my story.txt"
+    is "my+story.txt" there): the key is encoded here so that one decoding rule reads both.
+    """
+    detail = _mapping(event.get("detail", _ABSENT), "detail")
+    bucket = _mapping(detail.get("bucket", _ABSENT), "detail.bucket").get("name", _ABSENT)
+    if not isinstance(bucket, str) or not bucket:
+        raise MalformedEvent("detail.bucket.name", "the bucket's name")
+    announced = _mapping(detail.get("object", _ABSENT), "detail.object")
+    key = announced.get("key", _ABSENT)
+    if not isinstance(key, str) or not _is_s3_key(key):
+        raise MalformedEvent("detail.object.key", f"a key of 1 to {S3_KEY_MAX_BYTES} bytes of UTF-8")
+    s3_object: dict[str, Any] = {"key": quote_plus(key, safe="/")}
+    for theirs, ours in (("size", "size"), ("etag", "eTag"), ("version-id", "versionId"), ("sequencer", "sequencer")):
+        if theirs in announced:
+            s3_object[ours] = announced[theirs]
+    reason = detail.get("reason")
+    notification = {
+        "Records": [
+            {
+                "eventVersion": "2.1",
+                "eventSource": "aws:s3",
+                "awsRegion": event.get("region"),
+                "eventTime": event.get("time"),
+                "eventName": _CREATED_BY.get(reason, "ObjectCreated:Put") if isinstance(reason, str) else "ObjectCreated:Put",
+                "s3": {"s3SchemaVersion": "1.0", "bucket": {"name": bucket, "arn": f"arn:aws:s3:::{bucket}"}, "object": s3_object},
+            }
+        ]
+    }
+    check_s3(notification)  # the size, ETag and version id as S3 would send them
+    return notification
+
+
+def sqs_message_ids(event: Mapping[str, Any]) -> list[str]:
+    """The ``messageId`` of every record of an SQS batch: what a batch item failure names."""
+    ids = []
+    for index, record in enumerate(event["Records"]):
+        message_id = record.get("messageId", _ABSENT)
+        if not isinstance(message_id, str) or not message_id:
+            raise MalformedEvent(f"Records[{index}].messageId", "the message's id")
+        ids.append(message_id)
+    return ids
+
+
+def sqs_body(record: Mapping[str, Any], at: str) -> Any:
+    """The event an SQS message carries: its JSON body, the ``Message`` of an SNS envelope opened
+    (a topic delivering to the queue without raw message delivery)."""
+    body = _json(record.get("body", _ABSENT), f"{at}.body")
+    if isinstance(body, Mapping) and body.get("Type") == "Notification" and "Message" in body:
+        return _json(body["Message"], f"{at}.body.Message")
+    return body
+
+
+def sns_message(record: Mapping[str, Any], at: str) -> Any:
+    """The event an SNS record carries: its ``Sns.Message``, JSON."""
+    sns = _mapping(record.get("Sns", _ABSENT), f"{at}.Sns")
+    return _json(sns.get("Message", _ABSENT), f"{at}.Sns.Message")
+
+
+def _json(text: object, path: str) -> Any:
+    """A JSON document sent as a string; the message says what was expected, never what came."""
+    if not isinstance(text, str):
+        raise MalformedEvent(path, "a string holding a JSON event")
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise MalformedEvent(path, "JSON: an S3 notification, an SNS envelope or an EventBridge event") from None

@@ -118,6 +118,24 @@ class RecordsLeft(SupertonicError):
         )
 
 
+class BatchFailed(SupertonicError):
+    """Every record of an SQS batch failed, so the invocation fails as a whole.
+
+    Then no message is deleted, whether or not the mapping reports batch item failures (a mapping
+    without ``ReportBatchItemFailures`` would delete the whole batch after a success); each
+    returns to the queue after its visibility timeout and, its receives spent, to the dead-letter queue.
+    """
+
+    code = "batch_failed"
+
+    def __init__(self, total: int, first: BaseException) -> None:
+        code = getattr(first, "code", INTERNAL_ERROR_CODE)
+        super().__init__(
+            f"all {total} records of the batch failed (first: {code}); they return to the queue "
+            "after its visibility timeout, then go to its dead-letter queue"
+        )
+
+
 class NotAcceptable(InvalidRequest):
     code = "not_acceptable"
     field = "accept"
@@ -140,13 +158,18 @@ class MalformedEvent(InvalidRequest):
 
 
 class UnknownEvent(InvalidRequest):
+    """An event no source recognises. Raised, not answered: the invocation fails, so Lambda retries
+    an asynchronous one and finally hands it to the on-failure destination, and an SQS message
+    returns to its queue, instead of an event wired by mistake being dropped with a 200."""
+
     code = "unknown_event"
     field = "event"
 
-    def __init__(self, keys: Iterable[str]) -> None:
+    def __init__(self, keys: Iterable[str], where: str = "event") -> None:
         super().__init__(
-            f"event not recognised (top-level keys: {', '.join(sorted(keys)) or 'none'}); send a function URL "
-            'request, an S3 notification, or {"text": "..."} for a direct invoke'
+            f"{where} not recognised (top-level keys: {', '.join(sorted(map(str, keys))) or 'none'}); send a function URL "
+            'request, an S3 notification (direct, through EventBridge, SNS or SQS), or {"text": "..."} for a direct invoke',
+            field=where,
         )
 
 

@@ -44,6 +44,8 @@ from .telemetry import logger
 # requests) is the share left over; a slow download or earlier records take more, and then a
 # deadline is a reason to retry, not to fail the text.
 FAIR_SHARE = 0.95
+# (request id, synthesis budget at its first reading): see Clock.start.
+_invocation_budget: tuple[str | None, float | None] = (None, None)
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,14 @@ class Clock:
 
     @classmethod
     def start(cls, context: Any, margin_s: float) -> "Clock":
-        return cls(context, margin_s, seconds_left(context, margin_s))
+        """The clock of this invocation. Its fresh budget is read once per invocation: the messages
+        of an SQS batch are each an S3 event of their own, and a later one, started with what the
+        earlier ones left, must not take that remainder for what a fresh invocation gets."""
+        global _invocation_budget
+        request_id = getattr(context, "aws_request_id", None)
+        if request_id is None or _invocation_budget[0] != request_id:
+            _invocation_budget = (request_id, seconds_left(context, margin_s))
+        return cls(context, margin_s, _invocation_budget[1])
 
     def budget_s(self) -> float | None:
         return seconds_left(self.context, self.margin_s)

@@ -1,7 +1,11 @@
 """Which kind of event arrived, decided by a short ordered list of small adapters.
 
 Each adapter says whether it recognises an event and handles the ones it does; the first that
-recognises an event wins. An event nobody recognises gets a clear error, never a ``KeyError``.
+recognises an event wins. An S3 notification may arrive wrapped (an EventBridge event, an SNS
+record, an SQS message, an SNS envelope in an SQS message): the wrapper is opened and what it
+carries is served by the adapters in ``WRAPPED``, every failure raised. An event nobody
+recognises fails the invocation with ``UnknownEvent`` (logged with its shape, not its content),
+so Lambda retries or dead-letters it instead of a quiet success, never a ``KeyError``.
 """
 
 from __future__ import annotations
@@ -10,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from . import direct, http_api, s3_trigger
-from .envelopes import check_s3
-from .errors import MalformedEvent, UnknownEvent, error_result, log_error
+from .envelopes import check_s3, s3_from_eventbridge, sns_message, sqs_body, sqs_message_ids
+from .errors import BatchFailed, MalformedEvent, UnknownEvent, error_result, log_error
 from .service import Service
 from .telemetry import logger
 
@@ -56,17 +60,22 @@ class S3TestEventSource:
         return {"results": [], "ignored": "s3:TestEvent"}
 
 
+def _records_from(event: Mapping[str, Any], field: str, value: str) -> bool:
+    """Whether ``event`` is a non-empty batch of records whose every ``field`` is ``value``."""
+    records = event.get("Records")
+    return (
+        isinstance(records, list)
+        and bool(records)
+        and all(isinstance(r, Mapping) and r.get(field) == value for r in records)
+    )
+
+
 class S3NotificationSource:
     name = "s3"
 
     @staticmethod
     def recognises(event: Mapping[str, Any]) -> bool:
-        records = event.get("Records")
-        return (
-            isinstance(records, list)
-            and bool(records)
-            and all(isinstance(r, Mapping) and r.get("eventSource") == "aws:s3" for r in records)
-        )
+        return _records_from(event, "eventSource", "aws:s3")
 
     @staticmethod
     def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
@@ -76,6 +85,95 @@ class S3NotificationSource:
             log_error(error, "s3 event")
             return error_result(error, request_id)
         return s3_trigger.handle(service, event, request_id=request_id, context=context)
+
+
+class WrappedS3NotificationSource:
+    """An S3 notification carried by SNS or SQS: a malformed one is raised, so it is retried and
+    dead-lettered with its message rather than answered to nobody."""
+
+    name = "s3"
+    recognises = S3NotificationSource.recognises
+
+    @staticmethod
+    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
+        check_s3(event)
+        return s3_trigger.handle(service, event, request_id=request_id, context=context)
+
+
+class EventBridgeS3Source:
+    """An ``Object Created`` event of a bucket with EventBridge notifications on (a rule targets the function)."""
+
+    name = "s3_eventbridge"
+
+    @staticmethod
+    def recognises(event: Mapping[str, Any]) -> bool:
+        return event.get("source") == "aws.s3" and event.get("detail-type") == "Object Created"
+
+    @staticmethod
+    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
+        return s3_trigger.handle(service, s3_from_eventbridge(event), request_id=request_id, context=context)
+
+
+class SnsSource:
+    """An SNS topic's delivery (S3 notifying the topic). SNS invokes asynchronously, one record
+    each time: a failure is raised so Lambda retries it."""
+
+    name = "sns"
+
+    @staticmethod
+    def recognises(event: Mapping[str, Any]) -> bool:
+        return _records_from(event, "EventSource", "aws:sns")
+
+    @staticmethod
+    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
+        results = [
+            serve_wrapped(service, sns_message(record, f"Records[{index}]"), f"Records[{index}].Sns.Message",
+                          request_id=request_id, context=context, cold_start=cold_start)
+            for index, record in enumerate(event["Records"])
+        ]
+        return {"records": results}
+
+
+class SqsSource:
+    """A batch from an SQS event source mapping; each message's body is served on its own.
+
+    The answer is the partial batch response: the ids of the messages that failed, which return
+    to the queue (with ``ReportBatchItemFailures`` on the mapping) while the others are deleted.
+    When every message failed the invocation fails instead, so that none is deleted even by a
+    mapping without that setting.
+    https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
+    """
+
+    name = "sqs"
+
+    @staticmethod
+    def recognises(event: Mapping[str, Any]) -> bool:
+        return _records_from(event, "eventSource", "aws:sqs")
+
+    @staticmethod
+    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
+        ids = sqs_message_ids(event)
+        failed: list[str] = []
+        first: BaseException | None = None
+        for index, (message_id, record) in enumerate(zip(ids, event["Records"])):
+            at = f"Records[{index}]"
+            try:
+                result = serve_wrapped(service, sqs_body(record, at), f"{at}.body",
+                                       request_id=request_id, context=context, cold_start=cold_start)
+            except Exception as error:  # this message's failure, not the batch's: the others go on
+                log_error(error, "sqs message", message_id=message_id, receive_count=_receive_count(record))
+                failed.append(message_id)
+                first = first or error
+                continue
+            logger.info("sqs message served", extra={"message_id": message_id, "result": result})
+        if first is not None and len(failed) == len(ids):
+            raise BatchFailed(len(ids), first) from first
+        return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
+
+
+def _receive_count(record: Mapping[str, Any]) -> Any:
+    attributes = record.get("attributes")
+    return attributes.get("ApproximateReceiveCount") if isinstance(attributes, Mapping) else None
 
 
 class DirectInvokeSource:
@@ -92,20 +190,51 @@ class DirectInvokeSource:
         return direct.handle(service, event, request_id=request_id, context=context)
 
 
-SOURCES: tuple[type[EventSource], ...] = (FunctionUrlSource, S3TestEventSource, S3NotificationSource, DirectInvokeSource)
+SOURCES: tuple[type[EventSource], ...] = (
+    FunctionUrlSource,
+    S3TestEventSource,
+    S3NotificationSource,
+    EventBridgeS3Source,
+    SnsSource,
+    SqsSource,
+    DirectInvokeSource,
+)
+# What an SNS message or an SQS body may carry (EventBridge can target a topic or a queue too);
+# another kind of message sent to a queue the function reads gets its adapter here.
+WRAPPED: tuple[type[EventSource], ...] = (S3TestEventSource, WrappedS3NotificationSource, EventBridgeS3Source)
 
 
-def source_of(event: object) -> type[EventSource] | None:
+def source_of(event: object, sources: tuple[type[EventSource], ...] = SOURCES) -> type[EventSource] | None:
     if not isinstance(event, Mapping):
         return None
-    return next((source for source in SOURCES if source.recognises(event)), None)
+    return next((source for source in sources if source.recognises(event)), None)
+
+
+def unknown_event(event: object, where: str = "event") -> UnknownEvent:
+    """The error for an event nobody serves, logged with its shape: keys and the names AWS's
+    events identify themselves by, never values, which may be anybody's text."""
+    keys = list(event.keys()) if isinstance(event, Mapping) else []
+    error = UnknownEvent(keys, where)
+    shape: dict[str, Any] = {"type": type(event).__name__, "keys": sorted(map(str, keys))}
+    if isinstance(event, Mapping):
+        for name in ("source", "detail-type", "Type", "EventSource", "eventSource"):
+            if isinstance(event.get(name), str):
+                shape[name] = event[name][:100]
+    logger.warning("unknown event", extra={"error": error.to_dict(), "received": shape})
+    return error
+
+
+def serve_wrapped(service: Service, event: Any, where: str, *, request_id: str, context: Any, cold_start: bool) -> Any:
+    """Serve the event an SNS message or SQS body carries; anything it cannot serve is raised."""
+    source = source_of(event, WRAPPED)
+    if source is None:
+        raise unknown_event(event, where)
+    return source.handle(service, event, request_id=request_id, context=context, cold_start=cold_start)
 
 
 def dispatch(service: Service, event: Any, *, request_id: str, context: Any, cold_start: bool) -> Any:
     source = source_of(event)
     if source is None:
-        error = UnknownEvent(event.keys() if isinstance(event, Mapping) else [])
-        logger.warning("unknown event", extra={"error": error.to_dict()})
-        return error_result(error)
+        raise unknown_event(event)
     logger.append_keys(event_source=source.name)
     return source.handle(service, event, request_id=request_id, context=context, cold_start=cold_start)

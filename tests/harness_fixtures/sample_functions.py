@@ -128,3 +128,44 @@ def by_action(event, context):
             "body": base64.b64encode(_tone_wav(float(event["seconds"]))).decode(),
         }
     return {"sleep": sleep, "allocate": allocate, "fail": fail, "oversized": oversized}[action](event, context)
+
+
+def sqs_partial(event, context):
+    """An SQS batch handler that fails the messages whose body is "fail", as a partial batch response."""
+    failed = [{"itemIdentifier": r["messageId"]} for r in event["Records"] if r["body"] == "fail"]
+    return {"batchItemFailures": failed}
+
+
+def sqs_slow_first(event, context):
+    """Runs past its timeout on a message's first receive, succeeds on the next: a timed-out part."""
+    if any(r["attributes"]["ApproximateReceiveCount"] == "1" for r in event["Records"]):
+        time.sleep(60)
+    return {"batchItemFailures": []}
+
+
+def sqs_busy(event, context):
+    """Sleeps the seconds in each body; says when it ran, to see how many ran at once."""
+    started = time.time()
+    time.sleep(sum(float(r["body"]) for r in event["Records"]))
+    return {"started": started, "ended": time.time(), "pid": os.getpid()}
+
+
+def sqs_wrong_id(event, context):
+    """A partial batch response naming a message that is not in the batch."""
+    return {"batchItemFailures": [{"itemIdentifier": "not-a-message-of-this-batch"}]}
+
+
+def sqs_fan_out(event, context):
+    """Sends ``{"fan_out": n}`` messages (3 for an S3 upload) to the queue the template names
+    (``SAMPLE_QUEUE_URL``); an SQS batch of them is done at once: a job's planner and part workers
+    in miniature."""
+    records = event.get("Records") or [{}]
+    if records[0].get("eventSource") == "aws:sqs":
+        return {"batchItemFailures": []}
+    import boto3
+
+    queue = boto3.client("sqs", region_name=os.environ.get("AWS_REGION", "us-east-1"))
+    parts = 3 if records[0].get("eventSource") == "aws:s3" else int(event["fan_out"])
+    for part in range(parts):
+        queue.send_message(QueueUrl=os.environ["SAMPLE_QUEUE_URL"], MessageBody=json.dumps({"part": part}))
+    return {"sent": parts}

@@ -13,7 +13,9 @@ trigger for its suffix listens (``job.json`` where ``.json`` jobs are picked up)
 matching S3 event as Lambda does: asynchronously, so a failed invocation is retried twice more. An
 object the function itself writes where a trigger listens (a ``POST /v1/jobs``) is delivered the
 same way after the answer, as S3's notification would be, so a job submitted through the function
-URL gets done.
+URL gets done. With the template's SQS event source mappings (queues in moto's SQS), batches are
+invoked as they arrive, on ``--concurrency N`` sandboxes; an upload waits until the queues are
+drained and prints the wall time.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -35,6 +38,7 @@ from .delivery import Delivery, deliver
 from .furl import INTERNAL_ERROR, HttpResponse, http_to_event, result_to_http
 from .local import LocalFunction, add_function_arguments, start_local_function
 from .s3 import s3_put_event
+from .sqs import Batch, batches_summary
 
 DEFAULT_PORT = 8000
 BAD_REQUEST = HttpResponse(400, [("content-type", "application/json")], b'{"Message":"Bad Request"}')
@@ -203,12 +207,14 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
 
 
 def upload_and_deliver(local: LocalFunction, path: Path, trigger: S3Trigger) -> tuple[dict, Delivery, list[str]]:
-    """Upload ``path`` where ``trigger`` fires, deliver that S3 event; returns what was written."""
+    """Upload ``path`` where ``trigger`` fires, deliver that S3 event and wait until the SQS queues
+    it may have filled are drained; returns what was written."""
     if local.s3 is None:
         raise ValueError("uploads need the local S3 server; drop --no-s3")
     event = local.s3.upload_file(path, trigger.bucket, trigger.key_for(path.name))
     before = local.s3.keys()
     delivery = deliver(local.sandbox, event)
+    local.drain()
     written = [f"s3://{o.bucket}/{o.key}" for o in local.s3.written_since(before)]
     return event, delivery, written
 
@@ -218,8 +224,12 @@ def run(args: argparse.Namespace) -> int:
         if args.rie_log or not is_emulator_detail(line):
             print(line, file=sys.stderr, flush=True)
 
+    def on_batch(batch: Batch) -> None:
+        print(f"sqs {batch.queue}: {batch.describe()}; {summarize(batch.invocation)}", flush=True)
+
     try:
-        local = start_local_function(args, rie_port=args.rie_port, echo=echo, need_s3=bool(args.upload))
+        local = start_local_function(args, rie_port=args.rie_port, echo=echo, need_s3=bool(args.upload),
+                                     on_batch=on_batch)
     except (RieNotFound, FileNotFoundError, OSError, ValueError) as error:
         print(f"supertonic-lambda emulate: {error}", file=sys.stderr)
         return 2
@@ -231,6 +241,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"note: {note}")
         if local.s3 is not None:
             print(f"S3 (moto): {local.s3.endpoint_url}")
+        for mapping in local.mappings:
+            print(f"SQS event source mapping: {mapping.queue_name} -> {len(mapping.sandboxes)} sandbox(es), "
+                  f"batch size {mapping.trigger.batch_size}")
         status = _uploads(local, args.upload)
         if args.no_serve:
             return status
@@ -258,11 +271,16 @@ def _uploads(local: LocalFunction, paths: list[Path]) -> int:
     status = 0
     for path in paths:
         trigger = trigger_for(path.name, local.triggers)
+        started = time.monotonic()
+        batches_before = [len(m.batches) for m in local.mappings]
         event, delivery, written = upload_and_deliver(local, path, trigger)
         key = event["Records"][0]["s3"]["object"]["key"]
         print(f"upload {path} -> s3://{trigger.bucket}/{key}: {summarize(delivery.final)}")
         if delivery.retries:
             print(f"  {delivery.describe()}")
+        batches = [b for m, n in zip(local.mappings, batches_before) for b in m.batches[n:]]
+        if batches:
+            print(f"  queues drained: {batches_summary(batches)}; wall {time.monotonic() - started:.1f} s")
         for uri in written:
             print(f"  wrote {uri}")
         status |= not delivery.succeeded

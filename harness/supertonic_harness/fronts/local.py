@@ -1,17 +1,19 @@
 """What both ``emulate`` and ``replay`` set up: the function's spec, its model, its S3, its limits.
 
 The command-line options they share are defined here once (``add_function_arguments``), and
-``LocalFunction`` turns them into a running sandbox: the template's buckets in moto's S3, the
-template's environment, the chosen model, RIE inside the profile's limits.
+``LocalFunction`` turns them into running sandboxes: the template's buckets in moto's S3, its
+queues in moto's SQS with their event source mappings, the template's environment, the chosen
+model, RIE inside the profile's limits (``--concurrency N``: N sandboxes, each in limits of its own).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import time
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +23,10 @@ from supertonic_engine.prepared import has_prepared
 from ..function.limits import MODES, PROFILES, Limits, Profile, open_limits, resolve_profile
 from ..function.rie import DEFAULT_HANDLER, REPO_ROOT, FunctionSpec
 from ..function.sandbox import Sandbox
-from ..function.template import DEFAULT_TEMPLATE, S3Trigger, Template
+from ..function.template import DEFAULT_TEMPLATE, QueueConfig, S3Trigger, SqsTrigger, Template
 from .faults import FaultProxy, FaultSchedule
 from .s3 import LocalS3
+from .sqs import Batch, LocalSqs, SqsEventSourceMapping, sqs_environment
 
 STANDIN_SIZES = ("tiny", "full")
 DEFAULT_TIMEOUT_S = 60
@@ -47,6 +50,16 @@ def add_function_arguments(parser: argparse.ArgumentParser) -> None:
                        help="SAM template for buckets, environment and timeout (skipped if missing)")
     group.add_argument("--timeout", type=int, help=f"function timeout in s (default: the template's, else {DEFAULT_TIMEOUT_S})")
     group.add_argument("--no-s3", action="store_true", help="do not start the local S3 (moto) server")
+    group.add_argument("--concurrency", type=_positive_int, default=1, metavar="N",
+                       help="run N sandboxes, each in the profile's limits; the template's SQS event source "
+                            "mappings send batches to free ones, at most their MaximumConcurrency (default 1)")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def profile_from_args(args: argparse.Namespace) -> Profile:
@@ -87,6 +100,18 @@ class LocalFunction:
     notes: list[str]
     _stack: ExitStack
     faults: FaultProxy | None = None  # between the function and S3, when a fault schedule was given
+    sandboxes: list[Sandbox] = field(default_factory=list)  # all of them, ``sandbox`` first
+    sqs: LocalSqs | None = None
+    mappings: list[SqsEventSourceMapping] = field(default_factory=list)
+
+    def drain(self, timeout_s: float | None = None) -> bool:
+        """Wait until every SQS mapping's queue is empty and no batch runs (True), or ``timeout_s`` passed."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        for mapping in self.mappings:
+            left = 365 * 86400.0 if deadline is None else max(0.0, deadline - time.monotonic())
+            if not mapping.drain(left):
+                return False
+        return True
 
     def describe(self) -> dict[str, Any]:
         function = self.sandbox.function
@@ -98,6 +123,12 @@ class LocalFunction:
             "rie": str(self.sandbox.rie.binary),
             "s3_endpoint": self.s3.endpoint_url if self.s3 else None,
             "s3_faults": self.faults.schedule.describe() if self.faults else None,
+            "concurrency": len(self.sandboxes) or 1,
+            "sqs_mappings": [
+                {"queue": m.queue_name, "batch_size": m.trigger.batch_size, "sandboxes": len(m.sandboxes),
+                 "report_batch_item_failures": m.trigger.report_batch_item_failures}
+                for m in self.mappings
+            ],
             "notes": self.notes,
         }
 
@@ -119,15 +150,19 @@ def start_local_function(
     need_s3: bool = False,
     faults: FaultSchedule | None = None,
     environment_overrides: Mapping[str, str] | None = None,
+    on_batch: Callable[[Batch], None] | None = None,
 ) -> LocalFunction:
     """Start everything ``args`` (from ``add_function_arguments``) describes; close() undoes it all.
     With ``faults``, the function reaches S3 through a ``FaultProxy`` that injects them;
-    ``environment_overrides`` win over the template's variables (a test's smaller limits, say)."""
+    ``environment_overrides`` win over the template's variables (a test's smaller limits, say);
+    ``on_batch`` hears of every batch the template's SQS mappings deliver."""
     notes: list[str] = []
     environment: dict[str, str] = {}
     timeout_s = args.timeout
     triggers: list[S3Trigger] = []
     buckets: list[str] = []
+    queues: list[QueueConfig] = []
+    sqs_triggers: list[SqsTrigger] = []
     if args.template and Path(args.template).is_file():
         template = Template.load(args.template)
         config = template.function()
@@ -135,6 +170,8 @@ def start_local_function(
         timeout_s = timeout_s or config.timeout_s
         triggers = config.s3_triggers
         buckets = list(template.buckets().values())
+        queues = list(template.queues().values())
+        sqs_triggers = [trigger for trigger in config.sqs_triggers if trigger.enabled]
         notes += [f"template: could not resolve {what}" for what in template.unresolved]
     elif args.template:
         notes.append(f"template {args.template} not found: no buckets or environment from it")
@@ -148,12 +185,19 @@ def start_local_function(
     stack = ExitStack()
     try:
         s3 = proxy = None
-        if not args.no_s3 and (buckets or need_s3 or faults is not None):
+        sqs = None
+        if not args.no_s3 and (buckets or queues or need_s3 or faults is not None):
             s3 = stack.enter_context(LocalS3())
             s3.create_buckets(buckets)
             if faults is not None:
                 proxy = stack.enter_context(FaultProxy(s3.endpoint_url, faults))
             environment.update(s3.function_environment(via=proxy.url if proxy else None))
+            # SQS is served by the same moto server; the queues exist before the function starts.
+            sqs = LocalSqs(s3.endpoint_url, s3.region)
+            sqs.create_queues(queues)
+            environment.update(sqs_environment(s3.endpoint_url))
+        elif sqs_triggers:
+            notes.append("--no-s3: the template's SQS event source mappings are not run (moto serves SQS too)")
         environment.update(environment_overrides or {})
         function = FunctionSpec(
             handler=args.handler,
@@ -161,16 +205,35 @@ def start_local_function(
             timeout_s=timeout_s or DEFAULT_TIMEOUT_S,
             environment=environment,
         )
-        limits = stack.enter_context(open_limits(profile_from_args(args), args.limit_mode))
+        profile = profile_from_args(args)
+        limits = stack.enter_context(open_limits(profile, args.limit_mode))
         if model_dir is not None and limits.mode.startswith("cgroup"):
             advised = evict_from_page_cache(model_dir)
             notes.append(f"asked the kernel to drop the model's {advised / 2**20:.0f} MB of files from the page cache: "
                          "the function's cgroup is charged for reading them, as a new Lambda container reads its image")
         sandbox = stack.enter_context(Sandbox(function, limits, rie_port=rie_port, echo=echo))
+        sandboxes = [sandbox]
+        for slot in range(1, getattr(args, "concurrency", 1)):
+            # Each execution environment in limits of its own, as Lambda gives every one its memory and CPU.
+            own = stack.enter_context(open_limits(profile, args.limit_mode, slot))
+            sandboxes.append(stack.enter_context(Sandbox(function, own, echo=echo)))
+        mappings = []
+        if sqs is not None:
+            made = {queue.arn for queue in queues}
+            for trigger in sqs_triggers:
+                if trigger.queue_arn not in made:
+                    notes.append(f"SQS event source on {trigger.queue_arn}: not a queue of the template, not polled")
+                    continue
+                # Entered last, so closing stops the pollers before the sandboxes they invoke.
+                mappings.append(stack.enter_context(SqsEventSourceMapping(sqs, trigger, sandboxes, on_batch=on_batch)))
+        if len(sandboxes) > 1 and not mappings:
+            notes.append(f"--concurrency {len(sandboxes)}: the template has no SQS event source mapping to use "
+                         "the sandboxes past the first")
     except BaseException:
         stack.close()
         raise
-    return LocalFunction(sandbox, limits, s3, triggers, model_dir, model_kind, notes, stack, proxy)
+    return LocalFunction(sandbox, limits, s3, triggers, model_dir, model_kind, notes, stack, proxy,
+                         sandboxes=sandboxes, sqs=sqs, mappings=mappings)
 
 
 def evict_from_page_cache(directory: Path) -> int:

@@ -363,11 +363,14 @@ class FallbackLimits(Limits):
 
     mode = "affinity+rss-sampling"
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, slot: int = 0) -> None:
         super().__init__(profile)
         allowed = sorted(os.sched_getaffinity(0))
         # Affinity only gives whole cores: 1.158 vCPU becomes 1 core, never more than exist.
-        self.cores = allowed[: max(1, min(len(allowed), round(profile.cpus)))]
+        # Sandbox ``slot`` of several starts further along, so two 1-core sandboxes get two cores.
+        count = max(1, min(len(allowed), round(profile.cpus)))
+        start = slot * count
+        self.cores = [allowed[(start + i) % len(allowed)] for i in range(count)]
 
     @property
     def detail(self) -> str:
@@ -393,10 +396,11 @@ class FallbackLimits(Limits):
 _CGROUP_KINDS: tuple[type[Limits], ...] = (CgroupV2Limits, CgroupV1Limits)
 
 
-def create_limits(profile: Profile, mode: str = "auto") -> Limits:
+def create_limits(profile: Profile, mode: str = "auto", slot: int = 0) -> Limits:
     """The strongest limits this machine allows; ``skipped`` says why stronger ones were not possible.
 
-    ``mode``: "auto" (cgroups, else the fallback), "cgroup" (cgroups or an error), "fallback".
+    ``mode``: "auto" (cgroups, else the fallback), "cgroup" (cgroups or an error), "fallback";
+    ``slot``: which of several sandboxes side by side these are for (the fallback's cores).
     """
     if mode not in MODES:
         raise ValueError(f"unknown limit mode {mode!r}; use one of: {', '.join(MODES)}")
@@ -411,15 +415,15 @@ def create_limits(profile: Profile, mode: str = "auto") -> Limits:
                 reasons.append(f"{kind.mode}: {error}")
         if mode == "cgroup":
             raise OSError("no writable cgroup: " + "; ".join(reasons))
-    limits = FallbackLimits(profile)
+    limits = FallbackLimits(profile, slot)
     limits.skipped = reasons
     return limits
 
 
 @contextmanager
-def open_limits(profile: Profile, mode: str = "auto") -> Iterator[Limits]:
+def open_limits(profile: Profile, mode: str = "auto", slot: int = 0) -> Iterator[Limits]:
     """``create_limits`` whose cgroups are removed however the block ends, SIGTERM included."""
-    limits = create_limits(profile, mode)
+    limits = create_limits(profile, mode, slot)
     previous = _raise_on_sigterm()
     try:
         yield limits

@@ -1,4 +1,4 @@
-"""What the SAM template says the function needs locally: buckets, environment, memory, timeout, S3 trigger.
+"""What the SAM template says the function needs locally: buckets, queues, environment, memory, timeout, triggers.
 
 Only the intrinsics that name things are resolved (``!Ref``, ``!Sub``, ``!GetAtt ...Arn``,
 ``!Join``), with the pseudo parameters a local stack would have; anything else is left out and
@@ -7,6 +7,7 @@ listed in ``unresolved`` so the caller can say so.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,11 @@ from .rie import REPO_ROOT
 DEFAULT_TEMPLATE = REPO_ROOT / "template.yaml"
 FUNCTION_TYPES = ("AWS::Serverless::Function", "AWS::Lambda::Function")
 BUCKET_TYPE = "AWS::S3::Bucket"
+QUEUE_TYPE = "AWS::SQS::Queue"
+MAPPING_TYPE = "AWS::Lambda::EventSourceMapping"
+# SQS's and Lambda's defaults for what a template leaves out.
+SQS_VISIBILITY_TIMEOUT_S = 30
+SQS_BATCH_SIZE = 10
 
 
 class _CfnLoader(yaml.SafeLoader):
@@ -69,6 +75,42 @@ def trigger_for(filename: str, triggers: Sequence[S3Trigger]) -> S3Trigger:
     return max(matching, key=lambda t: len(t.suffix), default=triggers[0])
 
 
+@dataclass(frozen=True)
+class QueueConfig:
+    """An SQS queue of the template, with the settings a local queue is created with."""
+
+    logical_id: str
+    name: str
+    arn: str
+    visibility_timeout_s: int = SQS_VISIBILITY_TIMEOUT_S
+    fifo: bool = False
+    dead_letter_arn: str | None = None  # RedrivePolicy.deadLetterTargetArn
+    max_receive_count: int | None = None  # RedrivePolicy.maxReceiveCount
+
+    def attributes(self) -> dict[str, str]:
+        """CreateQueue's attributes for these settings."""
+        attributes = {"VisibilityTimeout": str(self.visibility_timeout_s)}
+        if self.fifo:
+            attributes["FifoQueue"] = "true"
+        if self.dead_letter_arn is not None:
+            attributes["RedrivePolicy"] = json.dumps(
+                {"deadLetterTargetArn": self.dead_letter_arn, "maxReceiveCount": self.max_receive_count or 1}
+            )
+        return attributes
+
+
+@dataclass(frozen=True)
+class SqsTrigger:
+    """An SQS event source mapping of the function (SAM ``Type: SQS`` or ``AWS::Lambda::EventSourceMapping``)."""
+
+    queue_arn: str
+    batch_size: int = SQS_BATCH_SIZE
+    batching_window_s: float = 0.0
+    report_batch_item_failures: bool = False
+    maximum_concurrency: int | None = None  # ScalingConfig.MaximumConcurrency; None: as many as there are
+    enabled: bool = True
+
+
 @dataclass
 class FunctionConfig:
     logical_id: str
@@ -76,6 +118,7 @@ class FunctionConfig:
     timeout_s: int | None
     environment: dict[str, str]
     s3_triggers: list[S3Trigger]
+    sqs_triggers: list[SqsTrigger] = field(default_factory=list)
 
 
 @dataclass
@@ -108,6 +151,29 @@ class Template:
             if resource.get("Type") == BUCKET_TYPE
         }
 
+    def queues(self) -> dict[str, QueueConfig]:
+        """Logical id -> settings of every SQS queue the template creates, dead-letter queues first."""
+        found = {}
+        for logical_id, resource in self.resources.items():
+            if resource.get("Type") != QUEUE_TYPE:
+                continue
+            properties = resource.get("Properties") or {}
+            redrive = properties.get("RedrivePolicy") or {}
+            dead_letter = self.resolve(redrive.get("deadLetterTargetArn")) if redrive else None
+            if redrive and dead_letter is None:
+                self.unresolved.append(f"queue {logical_id}'s dead-letter queue")
+            visibility = _optional_int(self.resolve(properties.get("VisibilityTimeout")))
+            found[logical_id] = QueueConfig(
+                logical_id=logical_id,
+                name=self._queue_name(logical_id),
+                arn=self._queue_arn(logical_id),
+                visibility_timeout_s=SQS_VISIBILITY_TIMEOUT_S if visibility is None else visibility,
+                fifo=str(self.resolve(properties.get("FifoQueue")) or "").lower() == "true",
+                dead_letter_arn=dead_letter,
+                max_receive_count=_optional_int(self.resolve(redrive.get("maxReceiveCount"))) if redrive else None,
+            )
+        return dict(sorted(found.items(), key=lambda item: item[1].dead_letter_arn is not None))
+
     def function(self, logical_id: str | None = None) -> FunctionConfig:
         """The function's configuration (the only function, or ``logical_id``), Globals merged in."""
         functions = {k: v for k, v in self.resources.items() if v.get("Type") in FUNCTION_TYPES}
@@ -135,7 +201,32 @@ class Template:
             timeout_s=_optional_int(self.resolve(properties.get("Timeout"))),
             environment=environment,
             s3_triggers=self._s3_triggers(properties.get("Events") or {}),
+            sqs_triggers=self._sqs_triggers(logical_id, properties.get("Events") or {}),
         )
+
+    def _sqs_triggers(self, function_id: str, events: dict[str, Any]) -> list[SqsTrigger]:
+        """The function's SQS mappings: its ``Type: SQS`` events and the mappings naming it."""
+        settings = [(event.get("Properties") or {}) for event in events.values() if event.get("Type") == "SQS"]
+        for resource in self.resources.values():
+            properties = resource.get("Properties") or {}
+            target = properties.get("FunctionName")
+            if resource.get("Type") == MAPPING_TYPE and target in ({"Ref": function_id}, function_id, {"Fn::GetAtt": [function_id, "Arn"]}):
+                settings.append({**properties, "Queue": properties.get("EventSourceArn")})
+        triggers = []
+        for properties in settings:
+            queue = self.resolve(properties.get("Queue"))
+            if queue is None or not queue.startswith("arn:aws:sqs:"):
+                continue  # a Kinesis or DynamoDB stream mapping, or a queue of another stack
+            scaling = properties.get("ScalingConfig") or {}
+            triggers.append(SqsTrigger(
+                queue_arn=queue,
+                batch_size=_optional_int(self.resolve(properties.get("BatchSize"))) or SQS_BATCH_SIZE,
+                batching_window_s=float(self.resolve(properties.get("MaximumBatchingWindowInSeconds")) or 0),
+                report_batch_item_failures="ReportBatchItemFailures" in (properties.get("FunctionResponseTypes") or []),
+                maximum_concurrency=_optional_int(self.resolve(scaling.get("MaximumConcurrency"))),
+                enabled=str(self.resolve(properties.get("Enabled")) or "true").lower() != "false",
+            ))
+        return triggers
 
     def _s3_triggers(self, events: dict[str, Any]) -> list[S3Trigger]:
         triggers = []
@@ -188,9 +279,13 @@ class Template:
             return self.resolve(self.parameters[name].get("Default"))
         if (self.resources.get(name) or {}).get("Type") == BUCKET_TYPE:
             return self._bucket_name(name)
+        if (self.resources.get(name) or {}).get("Type") == QUEUE_TYPE:
+            return self._queue_url(name)  # a queue's Ref is its URL
         return None
 
     def _get_att(self, name: str, attribute: str) -> str | None:
+        if (self.resources.get(name) or {}).get("Type") == QUEUE_TYPE:
+            return {"Arn": self._queue_arn(name), "QueueName": self._queue_name(name), "QueueUrl": self._queue_url(name)}.get(attribute)
         if (self.resources.get(name) or {}).get("Type") != BUCKET_TYPE:
             return None
         bucket = self._bucket_name(name)
@@ -222,6 +317,20 @@ class Template:
         explicit = self.resolve(properties.get("BucketName"))
         # CloudFormation invents a name when none is given; a lower-case stack-logical id is valid.
         return explicit or f"{self.stack_name}-{logical_id}".lower()
+
+
+    def _queue_name(self, logical_id: str) -> str:
+        properties = self.resources[logical_id].get("Properties") or {}
+        explicit = self.resolve(properties.get("QueueName"))
+        fifo = str(self.resolve(properties.get("FifoQueue")) or "").lower() == "true"
+        # CloudFormation invents <stack>-<logical id>-<random>; a FIFO queue's name must end in .fifo.
+        return explicit or f"{self.stack_name}-{logical_id}" + (".fifo" if fifo else "")
+
+    def _queue_arn(self, logical_id: str) -> str:
+        return f"arn:aws:sqs:{self.region}:{self.account_id}:{self._queue_name(logical_id)}"
+
+    def _queue_url(self, logical_id: str) -> str:
+        return f"https://sqs.{self.region}.amazonaws.com/{self.account_id}/{self._queue_name(logical_id)}"
 
 
 def _optional_int(text: str | None) -> int | None:

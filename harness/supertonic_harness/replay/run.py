@@ -26,6 +26,7 @@ from ..function.sandbox import Invocation
 from .events import EventError, Expectation, ReplayEvent, collect
 from .report import BUDGET_JUDGED_ON, Progress, Record, Report, header, table, write_chart
 from .soak import soak_lines, soak_summary
+from .sqs import Batch, batches_summary
 
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".opus")
 # The function says which model produced its audio (a stand-in's output is noise, not speech):
@@ -58,14 +59,17 @@ def run(args: argparse.Namespace) -> int:
         if args.repeat < 1:
             raise EventError("--repeat must be at least 1")
         need_s3 = any(event.seed is not None or "Records" in event.payload for event in events)
-        with start_local_function(args, need_s3=need_s3) as local:
+        with start_local_function(args, need_s3=need_s3, on_batch=_report_failed_batch) as local:
             report = replay(local, events, repeat=args.repeat, max_rtf=args.max_rtf,
                             audio_dir=_audio_dir(args), progress=Progress(args.repeat * len(events)))
+            sqs_batches = {m.queue_name: m.batches for m in local.mappings if m.batches}
     except (EventError, RieNotFound, FileNotFoundError, OSError, ValueError) as error:
         print(f"supertonic-lambda replay: {error}", file=sys.stderr)
         return 2
     print(header(report))
     print(table(report.records))
+    for queue, batches in sqs_batches.items():
+        print(f"sqs {queue}: {batches_summary(batches)}")
     if report.soak:
         print(soak_lines(report.soak))
     if args.report:
@@ -74,6 +78,14 @@ def run(args: argparse.Namespace) -> int:
         write_chart(report, chart)
         print(f"report {args.report}, chart {chart}")
     return 0 if report.passed else 1
+
+
+def _report_failed_batch(batch: Batch) -> None:
+    """Say so at once when a batch fails: its messages come back until the dead-letter queue takes
+    them (forever without one), and the replay waits for that."""
+    if not batch.succeeded:
+        print(f"sqs {batch.queue}: {batch.describe()}; {batch.invocation.outcome.value} "
+              f"{batch.invocation.error_type or ''}".rstrip(), file=sys.stderr, flush=True)
 
 
 def _audio_dir(args: argparse.Namespace) -> Path | None:
@@ -130,6 +142,7 @@ def _replay_one(local: LocalFunction, event: ReplayEvent, index: int, round_inde
             payload = _with_object_metadata(payload, fresh)
         before = local.s3.keys()
     invocation = local.sandbox.invoke(payload)
+    local.drain()  # what the event put in the template's SQS queues is done before its outputs are read
     record = _record(invocation, event, index, round_index)
     audio: list[tuple[str, bytes]] = []
     if invocation.outcome is Outcome.SUCCESS:
