@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, LambdaContext
 from supertonic_function.errors import BatchFailed, MalformedEvent, UnknownEvent
-from supertonic_harness.s3 import s3_put_event
+from supertonic_harness.fronts.s3 import s3_put_event
 
 # S3 server, app and context fixtures, registered once for the whole session.
 pytest_plugins = ["fixtures_s3"]

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 from harness_fixtures.support import TEMPLATE, sample_function
-from supertonic_harness.limits import open_limits, resolve_profile
-from supertonic_harness.outcome import Outcome
-from supertonic_harness.s3 import LocalS3
-from supertonic_harness.sandbox import Sandbox
+from supertonic_harness.function.limits import open_limits, resolve_profile
+from supertonic_harness.function.outcome import Outcome
+from supertonic_harness.fronts.s3 import LocalS3
+from supertonic_harness.function.sandbox import Sandbox
 from supertonic_harness.fronts.sqs import LocalSqs, SqsEventSourceMapping
-from supertonic_harness.template import QueueConfig, SqsTrigger, Template
+from supertonic_harness.function.template import QueueConfig, SqsTrigger, Template
 
 POWERTOOLS_EVENTS = Path(__file__).resolve().parent / "powertools_events"
 VISIBILITY_S = 1
@@ -143,7 +143,7 @@ def test_an_answer_naming_no_message_of_the_batch_fails_the_whole_batch(sqs, san
 
 def test_concurrency_starts_sandboxes_in_limits_of_their_own_fed_by_the_template_s_mapping(tmp_path):
     from harness_fixtures.support import FIXTURES, function_args
-    from supertonic_harness.local import start_local_function
+    from supertonic_harness.fronts.local import start_local_function
 
     template = tmp_path / "template.yaml"
     template.write_text(TEMPLATE.read_text().replace("""      Events:
@@ -228,7 +228,7 @@ def test_emulate_upload_waits_for_the_parts_and_prints_them_and_the_wall_time(tm
 
 
 def test_side_by_side_fallback_sandboxes_take_different_cores():
-    from supertonic_harness.limits import FallbackLimits
+    from supertonic_harness.function.limits import FallbackLimits
 
     one_core = resolve_profile("custom", cpus=1, memory_mb=512)
     cores = [FallbackLimits(one_core, slot).cores for slot in range(2)]
@@ -335,8 +335,8 @@ QUEUES = """  TextQueue:
 
 def test_a_text_dropped_in_a_bucket_that_notifies_a_queue_becomes_audio(tmp_path, tiny_model_dir):
     from harness_fixtures.support import function_args
-    from supertonic_harness.local import start_local_function
-    from supertonic_harness.rie import REPO_ROOT
+    from supertonic_harness.fronts.local import start_local_function
+    from supertonic_harness.function.rie import REPO_ROOT
 
     # The project's template with its bucket wired to a queue the function's mapping reads.
     text = (REPO_ROOT / "template.yaml").read_text()
