@@ -20,13 +20,13 @@ from pathlib import Path
 
 from ..fronts.furl import INTERNAL_ERROR, result_to_http
 from ..fronts.local import LocalFunction, add_function_arguments, start_local_function
+from ..fronts.sqs import Batch, batches_summary
 from ..function.outcome import Outcome
 from ..function.rie import RieNotFound
 from ..function.sandbox import Invocation
 from .events import EventError, Expectation, ReplayEvent, collect
 from .report import BUDGET_JUDGED_ON, Progress, Record, Report, header, table, write_chart
 from .soak import soak_lines, soak_summary
-from .sqs import Batch, batches_summary
 
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".opus")
 # The function says which model produced its audio (a stand-in's output is noise, not speech):
