@@ -215,7 +215,7 @@ def test_emulate_upload_waits_for_the_parts_and_prints_them_and_the_wall_time(tm
 
     book = tmp_path / "book.txt"
     book.write_text("A long book.")
-    status = run_command("emulator", "--handler", "sample_functions.sqs_fan_out", "--task-root", str(FIXTURES),
+    status = run_command("emulate", "--handler", "sample_functions.sqs_fan_out", "--task-root", str(FIXTURES),
                          "--template", str(_fan_out_template(tmp_path)), "--profile", "custom", "--cpus", "0.5",
                          "--memory-mb", "512", "--concurrency", "2", "--rie-port", "0", "--upload", str(book), "--no-serve")
 
