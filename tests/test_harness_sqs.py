@@ -8,8 +8,10 @@ the queue's own visibility timeout.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -23,7 +25,29 @@ from supertonic_harness.fronts.sqs import LocalSqs, SqsEventSourceMapping
 from supertonic_harness.function.template import QueueConfig, SqsTrigger, Template
 
 POWERTOOLS_EVENTS = Path(__file__).resolve().parent / "powertools_events"
-VISIBILITY_S = 1
+SANDBOX_PROFILE = {"cpus": 0.5, "memory_mb": 512}
+
+
+def _sandbox(stack: ExitStack, name: str, **spec) -> Sandbox:
+    limits = stack.enter_context(open_limits(resolve_profile("custom", **SANDBOX_PROFILE)))
+    return stack.enter_context(Sandbox(sample_function(name, **spec), limits))
+
+
+@pytest.fixture(scope="module")
+def cold_invoke_s() -> float:
+    """One cold start and invoke of a sample function in these limits, as this machine runs it."""
+    with ExitStack() as stack:
+        started = time.monotonic()
+        _sandbox(stack, "echo").invoke({})
+        return time.monotonic() - started
+
+
+@pytest.fixture(scope="module")
+def visibility_s(cold_invoke_s: float) -> int:
+    """A visibility timeout well past any batch of these tests (one cold start, at most a 1 s function
+    timeout), so a message comes back only when a test means it to; as short as that allows, since
+    the retry tests wait it out."""
+    return math.ceil(3 * cold_invoke_s + 1)
 
 
 @pytest.fixture(scope="module")
@@ -38,16 +62,12 @@ def sandboxes():
     with ExitStack() as stack:
 
         def make(name: str, count: int = 1, **spec) -> list[Sandbox]:
-            function = sample_function(name, **spec)
-            return [
-                stack.enter_context(Sandbox(function, stack.enter_context(open_limits(resolve_profile("custom", cpus=0.5, memory_mb=512)))))
-                for _ in range(count)
-            ]
+            return [_sandbox(stack, name, **spec) for _ in range(count)]
 
         yield make
 
 
-def _queues(sqs: LocalSqs, name: str, max_receive_count: int = 2, visibility_s: int = VISIBILITY_S) -> tuple[QueueConfig, QueueConfig]:
+def _queues(sqs: LocalSqs, name: str, visibility_s: int, max_receive_count: int = 2) -> tuple[QueueConfig, QueueConfig]:
     """A queue and its dead-letter queue, as a template would declare them."""
     dead = QueueConfig(f"{name}Dlq", f"{name}-dlq", f"arn:aws:sqs:us-east-1:123456789012:{name}-dlq")
     queue = QueueConfig(name, name, f"arn:aws:sqs:us-east-1:123456789012:{name}", visibility_timeout_s=visibility_s,
@@ -66,8 +86,8 @@ def _drain_budget_s(queue: QueueConfig, receives: int) -> float:
     return receives * (queue.visibility_timeout_s + 5) + 10
 
 
-def test_the_function_gets_the_event_lambda_sends_and_a_success_deletes_the_batch(sqs, sandboxes):
-    queue, _ = _queues(sqs, "shape")
+def test_the_function_gets_the_event_lambda_sends_and_a_success_deletes_the_batch(sqs, sandboxes, visibility_s):
+    queue, _ = _queues(sqs, "shape", visibility_s)
     attributes = {"MessageAttributes": {"part": {"DataType": "Number", "StringValue": "3"}}}
     sent = _send(sqs, queue, '{"job": "a"}', '{"job": "b"}', **attributes)
     trigger = SqsTrigger(queue.arn, batch_size=10, batching_window_s=1)
@@ -91,8 +111,8 @@ def test_the_function_gets_the_event_lambda_sends_and_a_success_deletes_the_batc
 
 
 @pytest.mark.parametrize("reports", [True, False], ids=["ReportBatchItemFailures", "without"])
-def test_reported_failures_come_back_and_end_in_the_dead_letter_queue(sqs, sandboxes, reports):
-    queue, dead = _queues(sqs, f"partial-{reports}", max_receive_count=2)
+def test_reported_failures_come_back_and_end_in_the_dead_letter_queue(sqs, sandboxes, visibility_s, reports):
+    queue, dead = _queues(sqs, f"partial-{reports}", visibility_s, max_receive_count=2)
     ok, failing, also_ok = _send(sqs, queue, "ok", "fail", "ok")
     trigger = SqsTrigger(queue.arn, batch_size=10, report_batch_item_failures=reports)
 
@@ -113,8 +133,8 @@ def test_reported_failures_come_back_and_end_in_the_dead_letter_queue(sqs, sandb
     assert sqs.counts(sqs.url_of(queue.arn)) == (0, 0)
 
 
-def test_a_batch_that_times_out_becomes_visible_again_and_is_retried(sqs, sandboxes):
-    queue, dead = _queues(sqs, "timeout", max_receive_count=3)
+def test_a_batch_that_times_out_becomes_visible_again_and_is_retried(sqs, sandboxes, visibility_s):
+    queue, dead = _queues(sqs, "timeout", visibility_s, max_receive_count=3)
     (sent,) = _send(sqs, queue, "part 1")
     trigger = SqsTrigger(queue.arn, batch_size=1, report_batch_item_failures=True)
 
@@ -127,8 +147,8 @@ def test_a_batch_that_times_out_becomes_visible_again_and_is_retried(sqs, sandbo
     assert sqs.bodies(sqs.url_of(dead.arn)) == []
 
 
-def test_an_answer_naming_no_message_of_the_batch_fails_the_whole_batch(sqs, sandboxes):
-    queue, dead = _queues(sqs, "bad-answer", max_receive_count=1)
+def test_an_answer_naming_no_message_of_the_batch_fails_the_whole_batch(sqs, sandboxes, visibility_s):
+    queue, dead = _queues(sqs, "bad-answer", visibility_s, max_receive_count=1)
     sent = _send(sqs, queue, "a", "b")
     trigger = SqsTrigger(queue.arn, batch_size=10, report_batch_item_failures=True)
 
@@ -239,7 +259,7 @@ def test_side_by_side_fallback_sandboxes_take_different_cores():
 
 def test_batches_run_in_parallel_on_free_sandboxes_up_to_the_maximum_concurrency(sqs, sandboxes):
     # Longer than a batch takes, so no message is received twice (that is at-least-once delivery, not concurrency).
-    queue, _ = _queues(sqs, "concurrency", visibility_s=60)
+    queue, _ = _queues(sqs, "concurrency", 60)
     _send(sqs, queue, *["1"] * 6)
     trigger = SqsTrigger(queue.arn, batch_size=1, maximum_concurrency=2)
 
