@@ -22,22 +22,18 @@ from pathlib import Path
 
 _started = time.perf_counter()
 
-from supertonic_harness.function.measure import read_bytes  # noqa: E402 - standard library only, nothing measurable in import_s
+from supertonic_harness.function.measure import (  # noqa: E402 - standard library only, nothing measurable in import_s
+    read_bytes,
+    reset_peak_rss,
+    status_bytes,
+)
 
 FRAME = 3072  # waveform samples per latent frame
 
 
 def rss_mb(field: str = "VmRSS") -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def reset_peak_rss() -> None:
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
+    value = (status_bytes("self", (field,)) or {}).get(field)
+    return float("nan") if value is None else value / 2**20
 
 
 def memory() -> dict[str, float]:
@@ -119,7 +115,8 @@ SIDES = {"ours": OursSide, "official": OfficialSide}
 def serve(side, request: dict) -> dict:
     import numpy as np
 
-    reset_peak_rss()
+    if not reset_peak_rss("self"):  # else the peak below would be an earlier request's
+        raise OSError("cannot reset the peak RSS (/proc/self/clear_refs): per-request peaks need Linux >= 4.0")
     kept = [] if request.get("save_audio") else None
     samples, energy, tokens, frames = 0, 0.0, [], []
     started = time.perf_counter()

@@ -82,8 +82,9 @@ class ProcessMemory:
     hwm_bytes: int  # the kernel's peak RSS of the process since start or the last reset
 
 
-def process_memory(pid: int) -> ProcessMemory | None:
-    """Current and peak RSS of one process, None when it is gone."""
+def status_bytes(pid: int | str, fields: tuple[str, ...]) -> dict[str, int] | None:
+    """``fields`` of ``/proc/PID/status`` (memory lines, reported in kB) in bytes; None when the
+    process is gone. A field the kernel does not show (a zombie has no memory lines) is left out."""
     try:
         status = (PROC / str(pid) / "status").read_text()
     except OSError:
@@ -91,14 +92,20 @@ def process_memory(pid: int) -> ProcessMemory | None:
     values = {}
     for line in status.splitlines():
         key, _, rest = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            values[key] = int(rest.split()[0]) * 1024  # reported in kB
-    if "VmRSS" not in values:  # a zombie has no memory lines
+        if key in fields:
+            values[key] = int(rest.split()[0]) * 1024
+    return values
+
+
+def process_memory(pid: int) -> ProcessMemory | None:
+    """Current and peak RSS of one process, None when it is gone."""
+    values = status_bytes(pid, ("VmRSS", "VmHWM"))
+    if not values or "VmRSS" not in values:
         return None
     return ProcessMemory(values["VmRSS"], values.get("VmHWM", values["VmRSS"]))
 
 
-def reset_peak_rss(pid: int) -> bool:
+def reset_peak_rss(pid: int | str) -> bool:
     """Reset the kernel's RSS high-water mark of ``pid`` (``echo 5 > clear_refs``, Linux >= 4.0)."""
     try:
         (PROC / str(pid) / "clear_refs").write_text("5")
