@@ -413,7 +413,7 @@ def summary(report: dict, cases: list[Case]) -> dict:
             "cold_read_vs_ours": report["sides"][label]["cold_read_mb"] / ready["cold_read_mb"] if ready["cold_read_mb"] else None,
             "precision": report["sides"][label].get("precision", "fp32"),
             # Run i of each side ran back to back, so their ratio is the least disturbed by a busy machine.
-            "speedup_pairs": [a["synth_s"] / b["synth_s"] for a, b in zip(case.runs["ours"], case.runs[label])],
+            "speedup_pairs": [a["synth_s"] / b["synth_s"] for a, b in zip(case.runs["ours"], case.runs[label], strict=True)],
         }
         for label, row in rows.items() if label.startswith("ours:")
     }
