@@ -79,7 +79,7 @@ class EventFuzzer:
         self.rng = random.Random(seed)
 
     def events(self, count: int) -> Iterator[FuzzEvent]:
-        kinds, weights = zip(*self.KINDS)
+        kinds, weights = zip(*self.KINDS, strict=True)
         makers: dict[str, Callable[[bool], Any]] = {
             "furl": self.function_url, "direct": self.direct, "s3": self.s3, "other": self.other,
         }

@@ -62,7 +62,7 @@ def test_a_missing_directory_is_reported(tmp_path):
 def test_corrupt_json_is_named(model_copy, relative, content):
     (model_copy / relative).write_text(content)
     with pytest.raises(ModelCorrupt) as err:
-        load_assets(model_copy).indexer
+        _ = load_assets(model_copy).indexer  # the property reads and checks the file
     assert relative.split("/")[-1] in err.value.message
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -52,7 +54,7 @@ def test_chunks_are_separated_by_the_requested_silence(engine):
     result = engine.synthesize(text, SynthesisOptions(steps=1, seed=3, max_chunk_chars=60, silence_s=0.25))
     assert len(result.chunks) >= 3
     gap = int(0.25 * SR)
-    for previous, current in zip(result.chunks, result.chunks[1:]):
+    for previous, current in itertools.pairwise(result.chunks):
         assert round((current.start_s - previous.end_s) * SR) == gap
         silence = result.audio[round(previous.end_s * SR): round(current.start_s * SR)]
         assert silence.size == gap and not silence.any()

@@ -146,7 +146,7 @@ def test_a_domain_name_that_is_not_a_host_is_refused(app: Any, s3: Any) -> None:
 def test_a_number_past_float_range_is_a_400(app: Any, path: str) -> None:
     event = _event("furl_post_tts", rawPath=path, requestContext__http__path=path)
     text = "input" if path == "/v1/audio/speech" else "text"
-    event["body"] = '{"%s": "Hi.", "speed": 1%s}' % (text, "0" * 400)  # JSON has no limit; float() has
+    event["body"] = f'{{"{text}": "Hi.", "speed": 1{"0" * 400}}}'  # JSON has no limit; float() has
     answer = _http(app, event)
     assert answer.status == 400 and answer.json()["error"]["field"] == "speed"
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Dict
 
 import pytest
 from hypothesis import given, settings
@@ -34,7 +33,7 @@ class ArticleNormalizer:
     """``SupertonicTextNormalizer`` from the reference article, as published, to show what it gets wrong."""
 
     def __init__(self):
-        self.lexicon_map: Dict[str, str] = {
+        self.lexicon_map: dict[str, str] = {
             "FastAPI": "패스트 에이피아이", "SaaS": "새스", "TTS": "티티에스", "ONNX": "온닉스",
             "Python": "파이썬", "SDK": "에스디케이", "API": "에이피아이",
         }

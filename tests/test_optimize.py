@@ -59,8 +59,8 @@ def test_every_convnext_mlp_becomes_matmuls_with_the_same_output(tiny_model_dir,
     assert rewrite_pointwise_convs(model) == pairs
     onnx.checker.check_model(model)
     assert sum(n.op_type == "Conv" for n in model.graph.node) == convs_before - 2 * pairs
-    for t, l in optimize.PROBE_SIZES:
-        feeds = optimize.probe_inputs(_session(path), t, l)
+    for tokens, frames in optimize.PROBE_SIZES:
+        feeds = optimize.probe_inputs(_session(path), tokens, frames)
         for stock, rewritten in zip(_run(str(path), feeds), _run(model, feeds), strict=True):
             assert stock.shape == rewritten.shape
             np.testing.assert_allclose(rewritten, stock, atol=optimize.TOLERANCE, rtol=0)

@@ -13,6 +13,7 @@ import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from supertonic_engine.config import SessionConfig, true_or_false, usable_cpus  # true_or_false: the environment's and the request fields' yes/no
 from supertonic_engine.errors import ConfigurationError
@@ -153,9 +154,11 @@ class FunctionConfig:
         return self.output_prefix + RESPONSES_FOLDER
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> "FunctionConfig":
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "FunctionConfig":
         env = os.environ if env is None else env
-        values: dict[str, object] = {}
+        # Each value comes from its variable's own reader in VARIABLES, so the dict mixes types;
+        # the constructor checks the names.
+        values: dict[str, Any] = {}
         for name, (variable, read) in VARIABLES.items():
             raw = env.get(variable)
             if raw is not None and raw.strip() != "":

@@ -142,8 +142,9 @@ def render(
         deadline = Deadline(budget_s, hold_back_s=shipping)
         writer.before_block = deadline.check
         result = engine.synthesize(request, deadline=deadline, into=writer)
+    audio: bytes | None
     if isinstance(target, io.BytesIO):
-        audio: bytes | None = target.getvalue()
+        audio = target.getvalue()
         size = len(audio)
     else:
         audio, size = None, target.stat().st_size

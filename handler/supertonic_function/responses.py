@@ -92,7 +92,7 @@ def http_success(service: Service, rendered: Rendered, *, request_id: str, as_js
     if as_json:
         response = json_response(200, _with_inline_audio(rendered), rendered.headers() | {"content-type": "application/json"})
     else:
-        response = binary_response(200, rendered.audio, rendered.headers())
+        response = binary_response(200, _audio(rendered), rendered.headers())
     if size_of(response) <= SYNC_RESPONSE_LIMIT:
         return response
     link = _park(service, rendered, request_id, size_of(response))
@@ -113,7 +113,14 @@ def direct_success(service: Service, rendered: Rendered, *, request_id: str) -> 
 
 
 def _with_inline_audio(rendered: Rendered) -> dict[str, Any]:
-    return rendered.summary() | {"audio_base64": base64.b64encode(rendered.audio).decode("ascii")}
+    return rendered.summary() | {"audio_base64": base64.b64encode(_audio(rendered)).decode("ascii")}
+
+
+def _audio(rendered: Rendered) -> bytes:
+    """The audio of a synchronous answer; only S3 jobs encode into a file, and they never answer inline."""
+    if rendered.audio is None:
+        raise RuntimeError(f"the audio was encoded into {rendered.audio_path}, not kept in memory for a response")
+    return rendered.audio
 
 
 def _park(service: Service, rendered: Rendered, request_id: str, response_bytes: int) -> PresignedUrl:
@@ -122,5 +129,5 @@ def _park(service: Service, rendered: Rendered, request_id: str, response_bytes:
     if bucket is None:
         raise ResponseTooLarge(response_bytes, SYNC_RESPONSE_LIMIT, len(rendered.request.text), rendered.request.format.name)
     key = service.layout.response_key(request_id, rendered.extension)
-    service.store.put(bucket, key, rendered.audio, content_type=rendered.content_type)
+    service.store.put(bucket, key, _audio(rendered), content_type=rendered.content_type)
     return service.store.presigned_get(bucket, key, service.config.url_expires_s)

@@ -132,19 +132,19 @@ class Service:
     def init_report(self, request_id: str | None = None) -> dict[str, object]:
         """Versions, init times and the model's state as ``GET /health`` shows them to anyone: no
         paths, and an init error as a caller sees it (``error_detail``, with ``request_id``)."""
-        loaded = not isinstance(self.engine_or_error, SupertonicError)
+        state = self.engine_or_error
         report: dict[str, object] = {
             "version": __version__,
             "init_ms": round(self.init_ms, 1),
             "load_ms": round(self.load_ms, 1),
             "warm_up_ms": round(self.warm_up_ms, 1),
-            "model_loaded": loaded,
+            "model_loaded": not isinstance(state, SupertonicError),
             "cpu": cpu_features().to_dict(),  # which int8 path ONNX Runtime has here, and what AVX
         }
-        if loaded:
-            report.update(model_kind=self.engine.model_kind, precision=self.engine.precision)
+        if isinstance(state, SupertonicError):
+            report["error"] = error_detail(state, request_id)
         else:
-            report["error"] = error_detail(self.engine_or_error, request_id)
+            report.update(model_kind=state.model_kind, precision=state.precision)
         return report
 
 

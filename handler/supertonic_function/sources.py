@@ -92,7 +92,10 @@ class WrappedS3NotificationSource:
     dead-lettered with its message rather than answered to nobody."""
 
     name = "s3"
-    recognises = S3NotificationSource.recognises
+
+    @staticmethod
+    def recognises(event: Mapping[str, Any]) -> bool:
+        return S3NotificationSource.recognises(event)
 
     @staticmethod
     def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:

@@ -35,7 +35,7 @@ def resolve_voice(name: str, available: Sequence[str]) -> str:
     if name.upper() in by_upper:
         return by_upper[name.upper()]
     target = OPENAI_VOICES.get(name.lower())
-    if target in available:
+    if target is not None and target in available:
         return target
     return name
 

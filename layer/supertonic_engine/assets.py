@@ -128,6 +128,8 @@ def load_assets(model_dir: str | os.PathLike[str]) -> ModelAssets:
             raise ModelCorrupt(f"{path} is empty. {_FIX}")
 
     tts_config = _read_json(root / CONFIG_FILE)
+    if not isinstance(tts_config, dict):
+        raise ModelCorrupt(f"{root / CONFIG_FILE} holds a JSON {type(tts_config).__name__}, not an object: it is not a Supertonic tts.json. {_FIX}")
     try:
         for section, key in (("ae", "sample_rate"), ("ae", "base_chunk_size"), ("ttl", "chunk_compress_factor"), ("ttl", "latent_dim")):
             int(tts_config[section][key])

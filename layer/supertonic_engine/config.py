@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 from .errors import ConfigurationError
 
@@ -149,10 +150,11 @@ class SessionConfig:
     log_severity: int = 3  # ORT: 0 verbose .. 4 fatal
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> "SessionConfig":
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "SessionConfig":
         """Read ``SUPERTONIC_<FIELD>`` variables (e.g. ``SUPERTONIC_INTRA_OP_THREADS=2``)."""
         env = os.environ if env is None else env
-        values: dict[str, object] = {}
+        # Each value is parsed by its field's type below, so the dict mixes types; replace() checks the names.
+        values: dict[str, Any] = {}
         for f in fields(cls):
             name = ENV_SESSION_PREFIX + f.name.upper()
             raw = env.get(name)

@@ -52,7 +52,7 @@ class CpuFeatures:
 
 def parse_cpuinfo(text: str, machine: str = "") -> CpuFeatures:
     """The first processor's model name and which of ``PROBED_FLAGS`` it lists."""
-    model, flags = "", set()
+    model, flags = "", set[str]()
     for line in text.splitlines():
         key, _, value = line.partition(":")
         key = key.strip()

@@ -421,7 +421,8 @@ class Engine:
         wav_lengths = (duration * self.sample_rate).astype(np.int64)
         latent_len = ((wav_len_max + frame - 1) / frame).astype(np.int32)
         latent_lengths = (wav_lengths + frame - 1) // frame
-        latent_mask = (np.arange(latent_lengths.max()) < latent_lengths[:, None]).astype(np.float32).reshape(-1, 1, latent_lengths.max())
+        longest = int(np.max(latent_lengths))
+        latent_mask = (np.arange(longest) < latent_lengths[:, None]).astype(np.float32).reshape(-1, 1, longest)
         noise = rng.randn(len(duration), self.assets.latent_channels, latent_len).astype(np.float32)
         return noise * latent_mask, latent_mask
 

@@ -23,6 +23,7 @@ import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 
@@ -41,9 +42,18 @@ SENTENCES: tuple[tuple[str, str], ...] = (
 SEED = 42
 VOICE = "F1"
 
+
+
+class Thresholds(TypedDict):
+    log_mel_distance_db_max: float
+    rms_ratio_range: tuple[float, float]
+    snr_db_min: float
+    pause_floor_rise_db_max: float
+
+
 # What int8 must keep, per sentence. The spectral distance and the pause noise floor are what a
 # listener hears; SNR is strict (any small timing shift of the waveform lowers it) and is judged loosely.
-THRESHOLDS = {
+THRESHOLDS: Thresholds = {
     "log_mel_distance_db_max": 1.5,
     "rms_ratio_range": (0.9, 1.1),
     "snr_db_min": 10.0,
@@ -99,6 +109,8 @@ def run_command(args: argparse.Namespace) -> int:
         options = SynthesisOptions(voice=VOICE, lang=lang, steps=args.steps, seed=SEED)
         a = fp32.synthesize(text, options)
         b = int8.synthesize(text, options)
+        if a.audio is None or b.audio is None:  # only synthesis into a writer leaves the waveform out
+            raise RuntimeError("synthesize() without a writer returned no waveform")
         results.append(compare(lang, text, a.audio, b.audio, fp32.sample_rate))
     report = {
         "model_dir": str(model_dir),

@@ -174,7 +174,7 @@ def draw_cost_chart(report: dict, path: Path) -> None:
         ax.plot([r["latency_300_s"] for r in rows], [r["usd_per_m_chars"] for r in rows], "o", label=f"Lambda, {side}")
         for r in rows:
             ax.annotate(f"{r['memory_mb']} MB", (r["latency_300_s"], r["usd_per_m_chars"]), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    for (name, price), style in zip(report["prices"]["polly_usd_per_m_chars"].items(), (":", "--", "-.")):
+    for (name, price), style in zip(report["prices"]["polly_usd_per_m_chars"].items(), (":", "--", "-."), strict=True):
         ax.axhline(price, color="grey", linestyle=style, label=f"Polly {name} ${price:.0f}")
     ax.set_yscale("log")
     ax.set_xlabel(f"latency of a {report['latency_chars']}-character request (s, lower is faster)")

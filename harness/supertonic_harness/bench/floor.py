@@ -29,25 +29,25 @@ class FlopModel:
         from supertonic_tools.standin import graph_flops
 
         self.coefficients = {}
-        design = np.array([self._terms(t, l) for t, l in self.POINTS], dtype=np.float64)
+        design = np.array([self._terms(t, f) for t, f in self.POINTS], dtype=np.float64)
         for name, path in graph_files(model_dir).items():
             graph = onnx.load(str(path))  # parsed once, counted six times
-            values = np.array([graph_flops(graph, t, l) for t, l in self.POINTS], dtype=np.float64)
+            values = np.array([graph_flops(graph, t, f) for t, f in self.POINTS], dtype=np.float64)
             self.coefficients[name] = np.linalg.solve(design, values)
 
     @staticmethod
-    def _terms(t: float, l: float) -> list[float]:
-        return [1.0, t, l, t * l, t * t, l * l]
+    def _terms(t: float, f: float) -> list[float]:
+        return [1.0, t, f, t * f, t * t, f * f]
 
-    def graph(self, name: str, t: int, l: int) -> float:
-        return float(np.dot(self.coefficients[name], self._terms(t, l)))
+    def graph(self, name: str, t: int, f: int) -> float:
+        return float(np.dot(self.coefficients[name], self._terms(t, f)))
 
     def request_gflop(self, tokens: list[int], frames: list[int], steps: int) -> float:
         """GFLOPs of a request whose chunks have these token and latent-frame counts."""
         total = 0.0
-        for t, l in zip(tokens, frames, strict=True):
-            total += self.graph("duration_predictor", t, l) + self.graph("text_encoder", t, l)
-            total += steps * self.graph("vector_estimator", t, l) + self.graph("vocoder", t, l)
+        for t, f in zip(tokens, frames, strict=True):
+            total += self.graph("duration_predictor", t, f) + self.graph("text_encoder", t, f)
+            total += steps * self.graph("vector_estimator", t, f) + self.graph("vocoder", t, f)
         return total / 1e9
 
 

@@ -139,7 +139,7 @@ def draw_chart(report: dict, path: Path) -> None:
     for i, side in enumerate(sides):
         lookup = {(r["lang"], r["chars"], r["steps"]): r for r in rows if r["side"] == side}
         medians = np.array([lookup[k]["rtf_median"] for k in labels])
-        spread = np.array([[m - lookup[k]["rtf_min"], lookup[k]["rtf_max"] - m] for k, m in zip(labels, medians)]).T
+        spread = np.array([[m - lookup[k]["rtf_min"], lookup[k]["rtf_max"] - m] for k, m in zip(labels, medians, strict=True)]).T
         ax_rtf.bar(x + i * width, medians, width, yerr=spread, capsize=2, label=side)
         ax_mem.bar(x + i * width, [lookup[k]["peak_rss_mb_median"] for k in labels], width, label=side)
     floor = [next((r["floor_rtf"] for r in rows if (r["lang"], r["chars"], r["steps"]) == k and "floor_rtf" in r), np.nan) for k in labels]

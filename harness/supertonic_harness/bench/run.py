@@ -26,6 +26,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 
@@ -192,6 +193,15 @@ class Worker:
         self.process.wait(timeout=60)
 
 
+class _WorkerPipes(TypedDict):
+    """How a worker is started: it reads requests on stdin and answers one JSON line each."""
+
+    stdin: int
+    stdout: int
+    text: bool
+    env: dict[str, str]
+
+
 class Spawner:
     """Starts workers for one model and thread count, inside a limit profile when one is given."""
 
@@ -231,7 +241,7 @@ class Spawner:
         argv = [sys.executable, "-m", "supertonic_harness.bench.worker", "--side", side.kind,
                 "--model", str(self.model_dir), "--threads", str(self.threads)]
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "SUPERTONIC_INTRA_OP_THREADS": str(self.threads), **side.env, **(extra_env or {})}
-        popen = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True, "env": env}
+        popen: _WorkerPipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True, "env": env}
         limits = None
         started = time.perf_counter()
         if self.profile:
@@ -403,7 +413,7 @@ def summary(report: dict, cases: list[Case]) -> dict:
             "cold_read_vs_ours": report["sides"][label]["cold_read_mb"] / ready["cold_read_mb"] if ready["cold_read_mb"] else None,
             "precision": report["sides"][label].get("precision", "fp32"),
             # Run i of each side ran back to back, so their ratio is the least disturbed by a busy machine.
-            "speedup_pairs": [a["synth_s"] / b["synth_s"] for a, b in zip(case.runs["ours"], case.runs[label])],
+            "speedup_pairs": [a["synth_s"] / b["synth_s"] for a, b in zip(case.runs["ours"], case.runs[label], strict=True)],
         }
         for label, row in rows.items() if label.startswith("ours:")
     }

@@ -43,5 +43,6 @@ def long_text(chars: int = 3000, lang: str = "en") -> str:
     out = sentences[0]
     for sentence in itertools.islice(itertools.cycle(sentences), 1, None):
         if len(out) + 1 + len(sentence) > chars:
-            return out
+            break
         out += " " + sentence
+    return out

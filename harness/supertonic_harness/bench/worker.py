@@ -109,15 +109,15 @@ class OfficialSide:
         yield wav.reshape(-1), 0, 0
 
 
-SIDES = {"ours": OursSide, "official": OfficialSide}
+SIDES: dict[str, type[OursSide] | type[OfficialSide]] = {"ours": OursSide, "official": OfficialSide}
 
 
-def serve(side, request: dict) -> dict:
+def serve(side: OursSide | OfficialSide, request: dict) -> dict:
     import numpy as np
 
     if not reset_peak_rss("self"):  # else the peak below would be an earlier request's
         raise OSError("cannot reset the peak RSS (/proc/self/clear_refs): per-request peaks need Linux >= 4.0")
-    kept = [] if request.get("save_audio") else None
+    kept: list[np.ndarray] | None = [] if request.get("save_audio") else None
     samples, energy, tokens, frames = 0, 0.0, [], []
     started = time.perf_counter()
     for audio, chunk_tokens, chunk_frames in side.run(request):
@@ -165,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     for line in sys.stdin:
         request = json.loads(line)
         if request.get("op") == "ort_profile":
+            if not isinstance(side, OursSide):  # the official package keeps its sessions to itself
+                raise SystemExit("ort_profile profiles this project's engine: start the worker with --side ours")
             print(json.dumps({"ort_profile": side.ort_profile()}), flush=True)
         else:
             print(json.dumps(serve(side, request)), flush=True)

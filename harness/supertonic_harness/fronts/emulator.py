@@ -117,12 +117,13 @@ class FunctionUrlServer(ThreadingHTTPServer):
     def notify_since(self, before: set[tuple[str, str, str]] | None) -> None:
         """Invoke the function, in the background, with the S3 event of each object written since
         ``before`` where a trigger listens."""
-        if before is None or self.local.s3 is None:
+        now = self.watched_keys()
+        if before is None or now is None or self.local.s3 is None:
             return
         events = [
             s3_put_event(bucket, key, len(self.local.s3.fetch(bucket, key).body), etag,
                          region=self.local.sandbox.function.region)
-            for bucket, key, etag in sorted(self.watched_keys() - before)
+            for bucket, key, etag in sorted(now - before)
             if any(trigger.fires_for(bucket, key) for trigger in self.local.triggers)
         ]
         if events:
@@ -187,9 +188,9 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
         if self.command != "HEAD":
             self.send_header("content-length", str(len(response.body)))
-        elif response.header("content-length") is not None:
+        elif (length := response.header("content-length")) is not None:
             # HEAD has no body; its length is the one GET would send (RFC 9110 §9.3.2), as the function says.
-            self.send_header("content-length", response.header("content-length"))
+            self.send_header("content-length", length)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(response.body)

@@ -39,7 +39,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -50,7 +50,7 @@ UPSTREAM_TIMEOUT_S = 30.0
 _HOP_HEADERS = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length"})
 
 
-class Fault(str, Enum):
+class Fault(StrEnum):
     SLOW_DOWN = "slow_down"
     INTERNAL_ERROR = "internal_error"
     RESET = "reset"

@@ -122,7 +122,7 @@ class LocalS3:
         calls to see what was written."""
         if buckets is None:
             buckets = [b["Name"] for b in self.client.list_buckets().get("Buckets", [])]
-        found = set()
+        found: set[tuple[str, str, str]] = set()
         for bucket in buckets:
             paginator = self.client.get_paginator("list_objects_v2")
             for page in paginator.paginate(Bucket=bucket):

@@ -17,6 +17,7 @@ open). ``close()`` tries every step even when one fails, then names what it coul
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import signal
@@ -155,7 +156,7 @@ def _remove_cgroup(path: Path, timeout_s: float = 3.0) -> None:
             time.sleep(0.05)
 
 
-def _undo_all(steps: Sequence[tuple[str, Callable[[], None]]]) -> None:
+def _undo_all(steps: Sequence[tuple[str, Callable[[], object]]]) -> None:
     """Run every cleanup step; if any fail, raise one ``OSError`` naming each thing left behind."""
     left: list[str] = []
     for what, step in steps:
@@ -292,7 +293,7 @@ class CgroupV1Limits(Limits):
     def close(self) -> None:
         # Children before parents (the order they were made in, reversed), each attempted once.
         dirs, self._dirs = self._dirs[::-1], []
-        _undo_all([(f"cgroup {path}", lambda path=path: _remove_cgroup(path)) for path in dirs])
+        _undo_all([(f"cgroup {path}", functools.partial(_remove_cgroup, path)) for path in dirs])
 
 
 class CgroupV2Limits(Limits):
@@ -347,7 +348,7 @@ class CgroupV2Limits(Limits):
         return _read_counter(self.dir / "memory.events", "oom_kill")
 
     def close(self) -> None:
-        steps = []
+        steps: list[tuple[str, Callable[[], object]]] = []
         if self.dir.exists():
             steps.append((f"cgroup {self.dir}", lambda: _remove_cgroup(self.dir)))
         if self._enabled_here:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from .rie import RawInvocation
 
@@ -21,7 +21,7 @@ TOO_LARGE_TYPE = "Function.ResponseSizeTooLarge"
 _ERROR_KEYS = {"errorMessage", "errorType"}
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     SUCCESS = "success"
     FUNCTION_ERROR = "function_error"
     TIMEOUT = "timeout"

@@ -208,6 +208,8 @@ class Rie:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
         )
+        if self.process.stdout is None:  # only without stdout=PIPE, which is right above
+            raise RuntimeError("RIE was started without a pipe for its output")
         self.log = LogFollower(self.process.stdout, echo)
         self._lock = threading.Lock()
         try:

@@ -28,6 +28,7 @@ INIT_ALLOWANCE_S = 10.0
 DEADLINE_HEADER = "Lambda-Runtime-Deadline-Ms"
 REQUEST_ID_HEADER = "Lambda-Runtime-Aws-Request-Id"
 _NEXT_SUFFIX = "/runtime/invocation/next"
+_HOST = "127.0.0.1"  # the runtime reaches it on loopback, like RIE's own Runtime API
 # Headers http.server/http.client manage themselves; passing them through would duplicate them.
 _HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "content-length", "host"}
 
@@ -46,15 +47,14 @@ class RuntimeApiProxy:
         self._lock = threading.Lock()
         self._watchdogs: dict[str, threading.Timer] = {}
         self._timed_out: set[str] = set()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = ThreadingHTTPServer((_HOST, 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="runtime-api-proxy", daemon=True)
         self._thread.start()
 
     @property
     def address(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"{host}:{port}"
+        return f"{_HOST}:{self._server.server_port}"
 
     def timed_out(self, request_id: str | None) -> bool:
         """The proxy killed the runtime because this invocation outlived the function's timeout."""

@@ -128,7 +128,7 @@ def _cell(text: str, width: int, first: bool) -> str:
 def table(records: list[Record]) -> str:
     """The table, one line per invocation, then each failed check spelled out."""
     def line(cells: list[str]) -> str:
-        return "  ".join(_cell(c, w, i == 1) for i, (c, (_, w, _)) in enumerate(zip(cells, _COLUMNS)))
+        return "  ".join(_cell(c, w, i == 1) for i, (c, (_, w, _)) in enumerate(zip(cells, _COLUMNS, strict=True)))
 
     lines = [line([name for name, _, _ in _COLUMNS])]
     lines += [line([render(r) for _, _, render in _COLUMNS]) for r in records]
@@ -211,7 +211,7 @@ def write_chart(report: Report, path: Path) -> None:
     rtf_bars = rtf_axis.bar(positions, [r.rtf or 0 for r in records], color=colours)
     rss_bars = memory_axis.bar(positions, [r.peak_rss_mb for r in records], color=colours, label="peak RSS")
     for bars in (rtf_bars, rss_bars):
-        for bar, hatch in zip(bars, hatches):
+        for bar, hatch in zip(bars, hatches, strict=True):
             bar.set_hatch(hatch)
     rtf_axis.axhline(1.0, color="#555555", linestyle=":", label="real time (RTF 1)")
     if report.budget.get("max_rtf"):
@@ -225,12 +225,12 @@ def write_chart(report: Report, path: Path) -> None:
     rtf_axis.legend(loc="upper right", fontsize="small")
     cgroup = [(i, r.cgroup_peak_mb) for i, r in enumerate(records) if r.cgroup_peak_mb is not None]
     if cgroup:
-        memory_axis.scatter(*zip(*cgroup), marker="_", s=300, color="#222222", label="cgroup peak (incl. page cache)")
+        memory_axis.scatter(*zip(*cgroup, strict=True), marker="_", s=300, color="#222222", label="cgroup peak (incl. page cache)")
     memory_axis.axhline(report.budget["memory_mb"], color="#d8453b", linestyle="--", label="memory budget")
     memory_axis.set_ylabel("MB")
     memory_axis.legend(loc="upper right", fontsize="small")
     memory_axis.set_xticks(list(positions), labels, rotation=45, ha="right", fontsize="small")
-    for tick, record in zip(memory_axis.get_xticklabels(), records):
+    for tick, record in zip(memory_axis.get_xticklabels(), records, strict=True):
         if not record.passed:
             tick.set_color("#d8453b")  # a broken expectation or budget
     figure.tight_layout()

@@ -57,6 +57,7 @@ UNITS = {
 LETTER_NAMES = dict(zip(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
     "에이 비 씨 디 이 에프 지 에이치 아이 제이 케이 엘 엠 엔 오 피 큐 알 에스 티 유 브이 더블유 엑스 와이 제트".split(),
+    strict=True,
 ))
 # Currency symbol -> (unit, unit of its hundredths).
 CURRENCIES = {"₩": ("원", None), "$": ("달러", "센트"), "€": ("유로", "센트"), "£": ("파운드", "펜스"), "¥": ("엔", None)}
@@ -79,10 +80,8 @@ def quantity(number: str, suffix: str) -> str:
     value = value_below(integer, 100)  # only small numbers change with the counter
     if suffix == "월" and value in SPECIAL_MONTHS and not fraction:
         return SPECIAL_MONTHS[value]
-    native = suffix in NATIVE_COUNTERS and not fraction and value is not None and value >= 1
-    if native and suffix == "대" and value % 10 == 0:
-        native = False  # 20대 is an age group, 이십 대; 두 대 counts machines
-    if not native:
+    # Native numerals only for small whole counts; 20대 is an age group (이십 대), 두 대 counts machines.
+    if value is None or value < 1 or fraction or suffix not in NATIVE_COUNTERS or (suffix == "대" and value % 10 == 0):
         return f"{ko_number(number)} {suffix}"
     if suffix == "번째" and value == 1:
         return "첫 번째"

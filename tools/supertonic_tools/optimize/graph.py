@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from typing import Any
 
 import numpy as np
 import onnx
@@ -53,7 +54,8 @@ class GraphIndex:
         return dims is not None and math.prod(dims) == 1
 
 
-def attr(node: onnx.NodeProto, name: str, default: object = None) -> object:
+def attr(node: onnx.NodeProto, name: str, default: Any = None) -> Any:
+    """The attribute's value as ONNX decodes it (an int, float, bytes, tensor or list of them), else ``default``."""
     for a in node.attribute:
         if a.name == name:
             return helper.get_attribute_value(a)

@@ -75,8 +75,8 @@ def _per_item(node: onnx.NodeProto, h: _Halves) -> bool:
     inputs = [n for n in node.input if n]
     doubled = [n for n in inputs if h.doubled(n)]
     others = [n for n in inputs if not h.doubled(n)]
-    ranks_of_doubled = [h.rank.get(n) for n in doubled]
-    doubled_rank = None if None in ranks_of_doubled else max(ranks_of_doubled)
+    ranks_of_doubled = [rank for n in doubled if (rank := h.rank.get(n)) is not None]
+    doubled_rank = max(ranks_of_doubled) if len(ranks_of_doubled) == len(doubled) else None
     op = node.op_type
     data = node.input[0]
     if op in _ELEMENTWISE:
@@ -105,7 +105,9 @@ def _per_item(node: onnx.NodeProto, h: _Halves) -> bool:
         return h.axis_after_batch(attr(node, "axis", 0), data)
     if op in _REDUCTIONS:
         axes = h.ints(node.input[1]) if len(node.input) > 1 else attr(node, "axes", None)
-        return bool(axes) and all(h.axis_after_batch(a, data) for a in axes)
+        if not axes:
+            return False
+        return all(h.axis_after_batch(a, data) for a in axes)
     if op == "Gemm":
         return not attr(node, "transA", 0) and (len(node.input) < 3 or h.broadcasts_per_item(node.input[2], 2))
     return False
@@ -127,7 +129,9 @@ def _per_item_layout(node: onnx.NodeProto, h: _Halves) -> bool:
         return pads is not None and pads[0] == 0 and pads[len(pads) // 2] == 0 and len(node.input) < 4
     if op in ("Unsqueeze", "Squeeze"):
         axes = h.ints(node.input[1]) if len(node.input) > 1 else attr(node, "axes", None)
-        return bool(axes) and all(a >= 1 for a in axes)
+        if not axes:
+            return False
+        return all(a >= 1 for a in axes)
     if op == "Tile":
         repeats = h.ints(node.input[1])
         return repeats is not None and repeats[0] == 1

@@ -10,6 +10,7 @@ and two Convs become two MatMuls (which ONNX Runtime fuses with the bias and GEL
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import numpy as np
 import onnx
@@ -39,7 +40,7 @@ def _is_pointwise_conv(node: onnx.NodeProto, index: GraphIndex) -> bool:
     )
 
 
-def _is_channel_swap(node: onnx.NodeProto | None) -> bool:
+def _is_channel_swap(node: onnx.NodeProto | None) -> TypeGuard[onnx.NodeProto]:
     return node is not None and node.op_type == "Transpose" and list(attr(node, "perm", [])) == [0, 2, 1]
 
 
@@ -137,7 +138,10 @@ def rewrite_pointwise_convs(model: onnx.ModelProto) -> int:
 
 def _as_matmul(conv: onnx.NodeProto, source: str, output: str, index: GraphIndex) -> tuple[list[onnx.NodeProto], list[onnx.TensorProto]]:
     """``MatMul(source, W^T) [+ b]`` writing ``output``: a pointwise Conv on a channel-last input."""
-    weight = index.constant(conv.input[1])[:, :, 0]
+    kernel = index.constant(conv.input[1])
+    if kernel is None:  # _is_pointwise_conv matched only constant weights
+        raise ValueError(f"Conv {conv.name or conv.output[0]}: weight {conv.input[1]} is not a constant")
+    weight = kernel[:, :, 0]
     base = conv.name or conv.output[0]
     w_name = f"{conv.input[1]}/channel_last"
     inits = [numpy_helper.from_array(np.ascontiguousarray(weight.T), w_name)]

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import onnx
 from onnx import TensorProto, helper
 
@@ -93,9 +95,9 @@ class GraphBuilder:
     def _param_name(self, name: str) -> str:
         return ".".join([*self._param_scope, name])
 
-    def const(self, values: Sequence[float] | Sequence[int] | float | int, dtype: type = np.int64) -> str:
+    def const(self, values: npt.ArrayLike, dtype: type = np.int64) -> str:
         """An anonymous constant (axes, pads, shapes, scalars), shared by every node that uses it."""
-        array = np.asarray(values, dtype=dtype)
+        array: np.ndarray = np.asarray(values, dtype=dtype)
         key = (array.dtype.str, array.shape, array.tobytes())
         if key not in self._constants:
             self._constants[key] = self._add_initializer(f"onnx::Const_{len(self._constants)}", array)
@@ -114,11 +116,11 @@ class GraphBuilder:
 
     # --- nodes ----------------------------------------------------------------------------------
 
-    def op(self, op_type: str, *inputs: str, outputs: int = 1, **attrs: object) -> str:
+    def op(self, op_type: str, *inputs: str, outputs: int = 1, **attrs: Any) -> str:
         """Append one node and return its (first) output name."""
         return self.op_multi(op_type, *inputs, outputs=outputs, **attrs)[0]
 
-    def op_multi(self, op_type: str, *inputs: str, outputs: int, **attrs: object) -> list[str]:
+    def op_multi(self, op_type: str, *inputs: str, outputs: int, **attrs: Any) -> list[str]:
         path = "/".join(["", *self._node_scope[1:]])
         key = f"{path}/{op_type}"
         count = self._node_counts[key]
