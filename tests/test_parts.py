@@ -7,6 +7,7 @@ import pytest
 
 from supertonic_engine import Engine, Part, SessionConfig, SynthesisOptions
 
+
 @pytest.fixture(scope="module")
 def engine(tiny_model_dir) -> Engine:
     return Engine.load(tiny_model_dir, session_config=SessionConfig(intra_op_threads=2))

@@ -24,7 +24,16 @@ from .assets import ModelAssets, VoiceStyle, load_assets, resolve_model_dir
 from .audio import DEFAULT_FORMAT, AudioFormat, AudioWriter, audio_format
 from .config import SessionConfig
 from .deadline import Deadline
-from .errors import AudioTooLong, EmptyText, InvalidParameter, ModelNotConfigured, SpokenTextTooLong, TextTooLong, UnknownLanguage, UnsupportedCharacters
+from .errors import (
+    AudioTooLong,
+    EmptyText,
+    InvalidParameter,
+    ModelNotConfigured,
+    SpokenTextTooLong,
+    TextTooLong,
+    UnknownLanguage,
+    UnsupportedCharacters,
+)
 from .sessions import Sessions, load_sessions
 from .standin_marker import NOTE
 from .text import LANGUAGES, chunk_text, default_max_chunk_chars, normalize
@@ -247,7 +256,7 @@ class Engine:
         *,
         session_config: SessionConfig | None = None,
         env: Mapping[str, str] | None = None,
-    ) -> "Engine":
+    ) -> Engine:
         """Load the model from ``model_dir``, else ``SUPERTONIC_MODEL_DIR`` (``ModelMissing`` when neither is set)."""
         assets = load_assets(locate_model(model_dir, env))
         return cls(assets, load_sessions(assets, session_config, env), env)
