@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 from fixtures_s3 import FUNCTION_ENV, INPUT_BUCKET, OUTPUT_BUCKET
+
 from supertonic_engine.config import DEFAULT_MAX_TEXT_CHARS, ENV_MODEL_DIR
 from supertonic_engine.synthesis import DEFAULT_SPEED, SPEED_RANGE
 from supertonic_function import http_api
@@ -147,8 +148,12 @@ def test_policies_are_scoped_to_prefixes(function: dict[str, Any]) -> None:
     for statement in policy["Statement"]:
         actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
         assert all(not action.endswith("*") for action in actions), statement
-        if actions != ["s3:ListBucket"]:
-            assert statement["Resource"]["Fn::Sub"].endswith("*") and "/" in statement["Resource"]["Fn::Sub"], statement
+        resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        if actions == ["sqs:SendMessage"]:  # the planner sends to the parts queue and nowhere else
+            assert resources == [{"Fn::GetAtt": ["PartsQueue", "Arn"]}], statement
+        elif actions != ["s3:ListBucket"]:
+            assert all(r["Fn::Sub"].endswith("*") or r["Fn::Sub"].endswith(".json") for r in resources), statement
+            assert all("/" in r["Fn::Sub"] for r in resources), statement
 
 
 def _lifecycle_rules(template: Template) -> list[dict[str, Any]]:
@@ -216,14 +221,30 @@ def test_list_bucket_only_for_the_prefixes_the_function_reads(function: dict[str
         assert not any(_iam_matches(p, "private/notes.txt") or _iam_matches(p, "") for p in prefixes[bucket])
 
 
-def test_deletes_only_the_audio_a_losing_delivery_wrote(function: dict[str, Any], template: Template) -> None:
-    (statement,) = _statements(function, "s3:DeleteObject")
-    assert statement["Action"] == "s3:DeleteObject"
-    pattern = template.resolve(statement["Resource"])
+def test_deletes_only_a_losing_deliverys_audio_and_a_long_jobs_parts(function: dict[str, Any], template: Template) -> None:
+    patterns = []
+    for statement in _statements(function, "s3:DeleteObject"):
+        assert statement["Action"] == "s3:DeleteObject"
+        resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        patterns += [template.resolve(r) for r in resources]
     arn = f"arn:aws:s3:::{OUTPUT_BUCKET}/"
-    assert _iam_matches(pattern, arn + RESULTS.audio("mp3", REQUEST_ID))
-    for kept in (RESULTS.manifest, LAYOUT.response_key(REQUEST_ID, "wav"), "input/story.txt"):
-        assert not _iam_matches(pattern, arn + kept), kept
+    for removable in (RESULTS.audio("mp3", REQUEST_ID), RESULTS.part(3), RESULTS.part_error(3), RESULTS.claim):
+        assert any(_iam_matches(p, arn + removable) for p in patterns), removable
+    for kept in (RESULTS.manifest, RESULTS.plan, LAYOUT.response_key(REQUEST_ID, "wav"), "input/story.txt"):
+        assert not any(_iam_matches(p, arn + kept) for p in patterns), kept
+
+
+def test_parts_queue_hides_a_part_six_timeouts_and_dead_letters_it(template: Template) -> None:
+    parameters = template.parameters
+    assert int(parameters["PartsVisibilityTimeout"]["Default"]) >= 6 * int(parameters["Timeout"]["Default"])
+    queues = template.queues()
+    parts, dead = queues["PartsQueue"], queues["PartsDeadLetterQueue"]
+    assert parts.dead_letter_arn == dead.arn and parts.max_receive_count == 3
+    function = template.function("TtsFunction")
+    arns = {trigger.queue_arn: trigger for trigger in function.sqs_triggers}
+    assert set(arns) == {parts.arn, dead.arn}
+    assert all(t.report_batch_item_failures for t in arns.values()) and arns[parts.arn].maximum_concurrency == 100
+    assert function.environment["SUPERTONIC_PARTS_DLQ_ARN"] == dead.arn
 
 
 def test_buckets_refuse_plain_http(template: Template) -> None:

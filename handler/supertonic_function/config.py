@@ -34,6 +34,9 @@ ENV_RESULT_RETENTION_DAYS = "SUPERTONIC_RESULT_RETENTION_DAYS"
 ENV_UPLOAD_MB_PER_S = "SUPERTONIC_UPLOAD_MB_PER_S"
 ENV_CORS_ALLOW_ORIGINS = "SUPERTONIC_CORS_ALLOW_ORIGINS"
 ENV_WARM_UP = "SUPERTONIC_WARM_UP"
+ENV_PARTS_QUEUE_URL = "SUPERTONIC_PARTS_QUEUE_URL"
+ENV_PARTS_DLQ_ARN = "SUPERTONIC_PARTS_DLQ_ARN"
+ENV_FANOUT_MIN_CHARS = "SUPERTONIC_FANOUT_MIN_CHARS"
 # The function's timeout in seconds. The emulator sets it; Lambda itself does not, so template.yaml
 # passes its Timeout parameter under this same name.
 ENV_FUNCTION_TIMEOUT = "AWS_LAMBDA_FUNCTION_TIMEOUT"
@@ -93,6 +96,11 @@ class FunctionConfig:
     # Origins allowed to call the function URL from a browser; empty: no CORS headers.
     cors_allow_origins: tuple[str, ...] = ()
     warm_up: bool = True
+    # Jobs at least this long (characters as the model reads them) are rendered in parts by
+    # concurrent invocations through this queue (fanout.py); without a queue, in one invocation.
+    parts_queue_url: str | None = None
+    parts_dlq_arn: str | None = None  # the parts queue's dead-letter queue: its messages fail their job
+    fanout_min_chars: int = 4000
 
     def __post_init__(self) -> None:
         if self.results_bucket and self.results_bucket == self.input_bucket and _overlaps(self.input_prefix, self.output_prefix):
@@ -244,4 +252,7 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "upload_mb_per_s": (ENV_UPLOAD_MB_PER_S, _positive_float),
     "cors_allow_origins": (ENV_CORS_ALLOW_ORIGINS, _origins),
     "warm_up": (ENV_WARM_UP, true_or_false),
+    "parts_queue_url": (ENV_PARTS_QUEUE_URL, _optional_str),
+    "parts_dlq_arn": (ENV_PARTS_DLQ_ARN, _optional_str),
+    "fanout_min_chars": (ENV_FANOUT_MIN_CHARS, _positive_int),
 }

@@ -18,6 +18,7 @@ from typing import Any
 
 from supertonic_engine.storage import ObjectTooLarge
 
+from . import fanout
 from .errors import JobNotFound, utc_now
 from .layout import JOB_ID, revision
 from .request import parse_request
@@ -71,6 +72,9 @@ def status(service: Service, job_id: str) -> dict[str, Any]:
     keys = result_keys(service, info.key, job_revision, info.metadata)
     manifest = service.store.get_json(keys.bucket, keys.manifest)
     if manifest is None:
+        in_parts = fanout.progress(service, keys)
+        if in_parts is not None:
+            return {"job_id": job_id, **in_parts}
         if _past_retention(service, info.last_modified):
             return _expired(service, job_id, "its result")
         return {"job_id": job_id, "status": "queued"}

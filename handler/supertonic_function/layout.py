@@ -63,6 +63,29 @@ class ResultKeys:
     def manifest(self) -> str:
         return self.folder + MANIFEST_NAME
 
+    # A job rendered in parts (fanout.py) keeps its plan, parts and assembly claim in its folder too.
+    @property
+    def plan(self) -> str:
+        return self.folder + "plan.json"
+
+    @property
+    def dispatched(self) -> str:
+        return self.folder + "dispatched.json"
+
+    @property
+    def claim(self) -> str:
+        return self.folder + "assembly.json"
+
+    @property
+    def parts_prefix(self) -> str:
+        return self.folder + "parts/"
+
+    def part(self, index: int) -> str:
+        return f"{self.parts_prefix}{index:06d}.f32"
+
+    def part_error(self, index: int) -> str:
+        return f"{self.parts_prefix}{index:06d}.error.json"
+
     def audio(self, extension: str, request_id: str) -> str:
         """The audio of the delivery ``request_id``: its own key, so a concurrent one cannot overwrite it."""
         key = f"{self.folder}audio-{request_id}.{extension}"

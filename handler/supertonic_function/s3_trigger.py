@@ -29,9 +29,11 @@ from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord, S3Object
+from supertonic_engine import Prepared
 from supertonic_engine.errors import DeadlineExceeded
 from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
 
+from . import fanout
 from .errors import RecordsLeft, error_manifest, is_input_fault, utc_now
 from .layout import KeyKind, ResultKeys, revision
 from .rendering import Rendered, render, seconds_left
@@ -52,7 +54,7 @@ _invocation_budget: tuple[str | None, float | None] = (None, None)
 class Outcome:
     bucket: str
     key: str
-    status: str  # done | failed | skipped | left (for the retry: the time ran out)
+    status: str  # done | planned (rendering in parts) | failed | skipped | left (for the retry: the time ran out)
     reason: str | None = None
     manifest_key: str | None = None
 
@@ -149,6 +151,8 @@ def render_record(service: Service, record: S3EventRecord, *, request_id: str, c
     keys = result_keys(service, source.key, source.revision, source.metadata)
     if service.store.head(keys.bucket, keys.manifest) is not None:
         return _skip(bucket, key, "already_done", keys.manifest)
+    if service.store.head(keys.bucket, keys.dispatched) is not None:  # rendering in parts already
+        return _skip(bucket, key, "already_planned", keys.manifest)
     budget_s = clock.budget_s()
     if budget_s is not None and budget_s <= 0:  # nothing left to start it with
         return _left(bucket, key)
@@ -157,7 +161,11 @@ def render_record(service: Service, record: S3EventRecord, *, request_id: str, c
     with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
         audio_path = Path(scratch) / "audio"
         try:
-            rendered = _render(service, source, clock, audio_path)
+            prepared = _prepare(service, source)
+            if fanout.fans_out(service, prepared):
+                planned = fanout.plan(service, prepared, keys, source.to_dict(), request_id=request_id, context=clock.context)
+                return Outcome(bucket, key, planned, manifest_key=keys.manifest)
+            rendered = _render(service, prepared, clock, audio_path)
         except (ObjectMissing, ObjectChanged) as error:
             # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
             return _skip(bucket, key, error.code)
@@ -224,13 +232,18 @@ def _source(service: Service, bucket: str, key: str, announced: S3Object) -> Sou
     return SourceObject(bucket, key, etag or info.etag, version_id or info.version_id, info.size, info.metadata)
 
 
-def _render(service: Service, source: SourceObject, clock: Clock, audio_path: Path) -> Rendered:
+def _prepare(service: Service, source: SourceObject) -> Prepared:
+    """The object's text and options, checked (an input fault is raised here, before any work)."""
     text = service.store.read_text(
         source.bucket, source.key, max_bytes=service.config.max_object_bytes, size=source.size, etag=source.etag
     )
+    return _request_from(service, text, source.metadata).prepare(service.engine)
+
+
+def _render(service: Service, prepared: Prepared, clock: Clock, audio_path: Path) -> Rendered:
     return render(
         service.engine,
-        _request_from(service, text, source.metadata).prepare(service.engine),
+        prepared,
         budget_s=clock.budget_s(),  # read after the download, which may have been slow
         source="s3",
         into=audio_path,

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from supertonic_engine import Engine
 from supertonic_engine.cpu import cpu_features
@@ -101,6 +101,13 @@ class Service:
 
             self._store = ObjectStore()
         return self._store
+
+    @cached_property
+    def queue_client(self) -> Any:
+        """The SQS client the planner sends parts with, created on first use (only long jobs need it)."""
+        import boto3
+
+        return boto3.session.Session().client("sqs")
 
     def input_bucket(self, feature: str) -> str:
         if self.config.input_bucket is None:

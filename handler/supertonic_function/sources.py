@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from . import direct, http_api, s3_trigger
+from . import direct, fanout, http_api, s3_trigger
 from .envelopes import check_s3, s3_from_eventbridge, sns_message, sqs_body, sqs_message_ids
 from .errors import BatchFailed, MalformedEvent, UnknownEvent, error_result, log_error
 from .service import Service
@@ -161,8 +161,11 @@ class SqsSource:
         for index, (message_id, record) in enumerate(zip(ids, event["Records"])):
             at = f"Records[{index}]"
             try:
-                result = serve_wrapped(service, sqs_body(record, at), f"{at}.body",
-                                       request_id=request_id, context=context, cold_start=cold_start)
+                body = sqs_body(record, at)
+                if fanout.is_part_message(body):  # a long job's part (fanout.py), or its dead letter
+                    result = fanout.serve_part(service, body, record, request_id=request_id, context=context)
+                else:
+                    result = serve_wrapped(service, body, f"{at}.body", request_id=request_id, context=context, cold_start=cold_start)
             except Exception as error:  # this message's failure, not the batch's: the others go on
                 log_error(error, "sqs message", message_id=message_id, receive_count=_receive_count(record))
                 failed.append(message_id)

@@ -32,7 +32,7 @@ from .errors import (
     UnsupportedFormat,
 )
 from .deadline import Deadline
-from .synthesis import AudioChunk, ChunkTiming, Engine, Limits, Prepared, SynthesisOptions, SynthesisResult
+from .synthesis import AudioChunk, ChunkTiming, Engine, Limits, Part, Prepared, SynthesisOptions, SynthesisResult
 
 __all__ = [
     "AudioChunk",
@@ -45,6 +45,7 @@ __all__ = [
     "InvalidParameter",
     "InvalidRequest",
     "Limits",
+    "Part",
     "ModelCorrupt",
     "ModelError",
     "ModelMissing",

@@ -308,6 +308,35 @@ class ObjectStore:
             raise classify(error, f"GET s3://{bucket}/{key}") from error
         return json.loads(body)
 
+    def read_bytes(self, bucket: str, key: str) -> bytes:
+        """A whole object that must exist (a stored part): ``ObjectMissing`` when it does not."""
+        try:
+            return self._client.get_object(Bucket=bucket, Key=key)["Body"].read()
+        except (BotoCoreError, ClientError) as error:
+            raise classify(error, f"GET s3://{bucket}/{key}") from error
+
+    def list_keys(self, bucket: str, prefix: str) -> list[str]:
+        """Every key under ``prefix``, in key order."""
+        keys: list[str] = []
+        try:
+            for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+                keys.extend(item["Key"] for item in page.get("Contents", ()))
+        except (BotoCoreError, ClientError) as error:
+            raise classify(error, f"LIST s3://{bucket}/{prefix}") from error
+        return keys
+
+    def delete_many(self, bucket: str, keys: list[str]) -> None:
+        """Remove ``keys``, a thousand a request (DeleteObjects' limit); missing ones are no error."""
+        for start in range(0, len(keys), 1000):
+            batch = [{"Key": key} for key in keys[start : start + 1000]]
+            try:
+                reply = self._client.delete_objects(Bucket=bucket, Delete={"Objects": batch, "Quiet": True})
+            except (BotoCoreError, ClientError) as error:
+                raise classify(error, f"DELETE s3://{bucket}/ ({len(batch)} keys)") from error
+            if reply.get("Errors"):
+                first = reply["Errors"][0]
+                raise StorageFailed(f"DELETE s3://{bucket}/{first.get('Key')} failed: {first.get('Message')}")
+
     def put(
         self,
         bucket: str,

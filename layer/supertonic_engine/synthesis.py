@@ -7,14 +7,15 @@ the same silence between chunks, so a seeded run equals the official package's o
 
 from __future__ import annotations
 
+import base64
 import logging
 import math
 import os
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -23,7 +24,16 @@ from .assets import ModelAssets, VoiceStyle, load_assets, resolve_model_dir
 from .audio import DEFAULT_FORMAT, AudioFormat, AudioWriter, audio_format
 from .config import SessionConfig
 from .deadline import Deadline
-from .errors import AudioTooLong, EmptyText, InvalidParameter, ModelNotConfigured, SpokenTextTooLong, TextTooLong, UnknownLanguage, UnsupportedCharacters
+from .errors import (
+    AudioTooLong,
+    EmptyText,
+    InvalidParameter,
+    ModelNotConfigured,
+    SpokenTextTooLong,
+    TextTooLong,
+    UnknownLanguage,
+    UnsupportedCharacters,
+)
 from .sessions import Sessions, load_sessions
 from .standin_marker import NOTE
 from .text import LANGUAGES, chunk_text, default_max_chunk_chars, normalize
@@ -246,7 +256,7 @@ class Engine:
         *,
         session_config: SessionConfig | None = None,
         env: Mapping[str, str] | None = None,
-    ) -> "Engine":
+    ) -> Engine:
         """Load the model from ``model_dir``, else ``SUPERTONIC_MODEL_DIR`` (``ModelMissing`` when neither is set)."""
         assets = load_assets(locate_model(model_dir, env))
         return cls(assets, load_sessions(assets, session_config, env), env)
@@ -353,7 +363,7 @@ class Engine:
         # RandomState(seed) draws exactly what np.random.seed(seed); np.random.randn(...) draws,
         # which is how the official package samples its noise.
         rng = np.random.RandomState(options.seed)
-        gap = np.zeros(int(options.silence_s * self.sample_rate), dtype=np.float32)
+        gap = np.zeros(self.gap(options), dtype=np.float32)
         position = 0
         deadline.chunks_total = len(chunks)
         with deadline:
@@ -383,6 +393,44 @@ class Engine:
                 position = start + wav.size
                 deadline.chunks_done = index + 1
                 yield AudioChunk(timing, np.concatenate([lead, wav]) if lead.size else wav)
+
+    # --- one chunk at a time, anywhere: the parts of a long text ------------------------------------
+
+    def parts(self, prepared: Prepared, *, deadline: float | Deadline | None = None) -> list[Part]:
+        """``prepared``'s chunks as parts that each render alone, in any process, to exactly the
+        samples ``stream`` yields for them (the silence before each aside).
+
+        The noise is one random stream across the chunks (as the official package draws it), so a
+        part carries the stream's state at its first draw: the duration predictor runs for every
+        chunk (milliseconds each) to know how much noise each one takes, and the draws are skipped
+        in blocks, not kept. ``seed`` None draws one, which the parts then share.
+        """
+        options = prepared.options
+        if options.seed is None:
+            options = replace(options, seed=int(np.random.SeedSequence().generate_state(1)[0]))
+        rng = np.random.RandomState(options.seed)
+        clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)
+        parts: list[Part] = []
+        with clock:
+            for index, chunk in enumerate(prepared.chunks):
+                plan = self._plan(chunk, prepared.style, options, clock)
+                parts.append(Part(index, chunk, options, _noise_state(rng), plan.speech_s))
+                _skip_normals(rng, self._noise_size(plan.duration))
+        return parts
+
+    def render_part(self, part: Part, *, deadline: float | Deadline | None = None) -> np.ndarray:
+        """One part's samples, equal to its chunk's in ``stream`` of the whole text (without the silence before it)."""
+        clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)
+        style = self.assets.voice(part.options.voice)
+        rng = np.random.RandomState()
+        rng.set_state(_noise_state_from(part.noise))
+        with clock:
+            plan = self._plan(part.text, style, part.options, clock)
+            return self._synthesize_chunk(plan, style, part.options, rng, clock)
+
+    def gap(self, options: SynthesisOptions) -> int:
+        """The frames of silence between two chunks."""
+        return int(options.silence_s * self.sample_rate)
 
     def _plan(self, chunk: str, style: VoiceStyle, options: SynthesisOptions, deadline: Deadline) -> _ChunkPlan:
         """A chunk's model inputs and the duration predictor's forecast, the first graph of its pipeline."""
@@ -414,6 +462,12 @@ class Engine:
         wav, *_ = deadline.run(s.vocoder, {"latent": latent})
         return wav.reshape(-1)
 
+    def _noise_size(self, duration: np.ndarray) -> int:
+        """How many normals ``_noise`` draws for ``duration``."""
+        frame = self.assets.samples_per_frame
+        latent_len = int(((duration.max() * self.sample_rate + frame - 1) / frame).astype(np.int32))
+        return len(duration) * self.assets.latent_channels * latent_len
+
     def _noise(self, duration: np.ndarray, rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
         """Initial latent noise and its mask, drawn with the official arithmetic (same dtypes, same rounding)."""
         frame = self.assets.samples_per_frame
@@ -432,6 +486,55 @@ class Engine:
         voice = DEFAULT_VOICE if DEFAULT_VOICE in self.voices else self.voices[0]
         self.synthesize("Ready.", SynthesisOptions(voice=voice, lang="en", steps=1, seed=0, normalize=False))
         return (time.perf_counter() - started) * 1000.0
+
+
+@dataclass(frozen=True)
+class Part:
+    """One chunk of a text, renderable alone by ``Engine.render_part``: what a worker needs, as JSON."""
+
+    index: int
+    text: str  # the chunk as the model reads it (normalized already)
+    options: SynthesisOptions  # the whole text's, seed included
+    noise: dict[str, Any]  # the random stream's state at this chunk's first draw
+    speech_s: float  # the duration predictor's forecast for this chunk
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "text": self.text, "options": asdict(self.options), "noise": self.noise, "speech_s": self.speech_s}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Part:
+        return cls(int(data["index"]), str(data["text"]), SynthesisOptions(**data["options"]), dict(data["noise"]), float(data["speech_s"]))
+
+
+# Skipped draws are made in blocks of this many normals: memory stays small however long the text.
+_SKIP_BLOCK = 1 << 20
+
+
+def _skip_normals(rng: np.random.RandomState, count: int) -> None:
+    """Advance ``rng`` exactly as ``rng.randn(count)`` would (the legacy Gaussian keeps its spare
+    value across calls, so blocks draw the same stream as one call)."""
+    while count > 0:
+        step = min(count, _SKIP_BLOCK)
+        rng.randn(step)
+        count -= step
+
+
+def _noise_state(rng: np.random.RandomState) -> dict[str, Any]:
+    """``rng``'s state as JSON: the Mersenne Twister's 624 words (base64), position and spare Gaussian."""
+    name, keys, pos, has_gauss, cached = rng.get_state(legacy=True)
+    return {
+        "keys": base64.b64encode(np.asarray(keys, dtype="<u4").tobytes()).decode("ascii"),
+        "pos": int(pos),
+        "has_gauss": int(has_gauss),
+        "cached_gaussian": float(cached),
+    }
+
+
+def _noise_state_from(state: Mapping[str, Any]) -> tuple[str, np.ndarray, int, int, float]:
+    keys = np.frombuffer(base64.b64decode(state["keys"]), dtype="<u4").astype(np.uint32)
+    if keys.size != 624:
+        raise ValueError("a noise state holds 624 words")
+    return ("MT19937", keys, int(state["pos"]), int(state["has_gauss"]), float(state["cached_gaussian"]))
 
 
 class _ChunkPlan(NamedTuple):

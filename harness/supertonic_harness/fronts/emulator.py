@@ -21,6 +21,7 @@ drained and prints the wall time.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import threading
 import time
@@ -37,7 +38,7 @@ from ..function.template import S3Trigger, trigger_for
 from .delivery import Delivery, deliver
 from .furl import INTERNAL_ERROR, HttpResponse, http_to_event, result_to_http
 from .local import LocalFunction, add_function_arguments, start_local_function
-from .s3 import s3_put_event
+from .s3 import LocalS3, s3_put_event
 from .sqs import Batch, batches_summary
 
 DEFAULT_PORT = 8000
@@ -220,13 +221,38 @@ def upload_and_deliver(local: LocalFunction, path: Path, trigger: S3Trigger) -> 
     return event, delivery, written
 
 
+def jobs_in_parts(s3: LocalS3) -> dict[str, str]:
+    """Each long job's progress as its folder shows it (fanout.py): parts stored of the plan's total,
+    then assembling, then the manifest's status."""
+    stored = s3.keys()
+    keys = {key for _, key, _ in stored}
+    buckets = {key: bucket for bucket, key, _ in stored}
+    found: dict[str, str] = {}
+    for plan_key in sorted(k for k in keys if k.endswith("/plan.json")):
+        folder = plan_key[: -len("plan.json")]
+        if folder + "manifest.json" in keys:
+            found[folder] = json.loads(s3.fetch(buckets[plan_key], folder + "manifest.json").body)["status"]
+            continue
+        total = json.loads(s3.fetch(buckets[plan_key], plan_key).body)["parts_total"]
+        done = sum(1 for k in keys if k.startswith(folder + "parts/") and k.endswith(".f32"))
+        found[folder] = f"{done}/{total} parts" + (", assembling" if folder + "assembly.json" in keys else "")
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
     def echo(line: str) -> None:
         if args.rie_log or not is_emulator_detail(line):
             print(line, file=sys.stderr, flush=True)
 
+    told: dict[str, str] = {}
+
     def on_batch(batch: Batch) -> None:
         print(f"sqs {batch.queue}: {batch.describe()}; {summarize(batch.invocation)}", flush=True)
+        if local.s3 is not None:
+            for folder, progress in jobs_in_parts(local.s3).items():
+                if told.get(folder) != progress:
+                    told[folder] = progress
+                    print(f"  job {folder}: {progress}", flush=True)
 
     try:
         local = start_local_function(args, rie_port=args.rie_port, echo=echo, need_s3=bool(args.upload),

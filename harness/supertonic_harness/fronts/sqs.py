@@ -96,7 +96,13 @@ class LocalSqs:
         """Create each queue (dead-letter queues first, as ``Template.queues`` orders them); ARN -> URL."""
         urls = {}
         for queue in queues:
-            url = self.client.create_queue(QueueName=queue.name, Attributes=queue.attributes())["QueueUrl"]
+            try:
+                url = self.client.create_queue(QueueName=queue.name, Attributes=queue.attributes())["QueueUrl"]
+            except self.client.exceptions.QueueNameExists:
+                # moto's state lives as long as its process: a queue an earlier local function made
+                # (other settings, old messages) is replaced, so each run starts from empty queues.
+                self.client.delete_queue(QueueUrl=self.client.get_queue_url(QueueName=queue.name)["QueueUrl"])
+                url = self.client.create_queue(QueueName=queue.name, Attributes=queue.attributes())["QueueUrl"]
             urls[queue.arn] = url
         return urls
 

@@ -1,0 +1,283 @@
+"""Long texts over many invocations: plan once, render the parts concurrently, assemble once.
+
+    planner (S3 trigger / job)  plan.json, one SQS message per part, then dispatched.json
+    part worker (SQS)           parts/<index>.f32: the part's samples, stored whole or not at all
+    the last part's worker      claims assembly (assembly.json, If-None-Match: *), streams the
+                                parts in order into the encoder, publishes audio + manifest, tidies
+    dead-letter queue (SQS)     a part whose retries are spent: the job's manifest says failed
+
+All of it lives in the job's result folder (layout.ResultKeys), so the manifest stays the one
+completion marker every reader looks for; while a job is in flight, its plan and the parts
+stored so far tell its progress. Every step is safe under at-least-once delivery: the plan is
+written only if absent, a part that exists is not rendered again, the assembly claim is a
+conditional write (a claim older than the function's timeout is a dead assembler's and is taken
+over), and the manifest is written only if absent.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from supertonic_engine import AudioWriter, Part, Prepared, SynthesisOptions
+from supertonic_engine.audio import audio_format, content_type
+
+from .errors import error_manifest, utc_now
+from .layout import ResultKeys
+from .rendering import seconds_left
+from .service import Service
+from .telemetry import logger
+
+PART_MESSAGE = "supertonic_part"  # the key a part message's body is recognised by
+SEND_BATCH = 10  # SendMessageBatch takes at most 10 entries
+SAMPLE_DTYPE = "<f4"  # parts hold the engine's float32 samples: the assembly encodes exactly what synthesis made
+
+
+def fans_out(service: Service, prepared: Prepared) -> bool:
+    """Whether a job is rendered in parts: a parts queue is configured and the text is long enough."""
+    queue, threshold = service.config.parts_queue_url, service.config.fanout_min_chars
+    return queue is not None and len(prepared.chunks) > 1 and sum(map(len, prepared.chunks)) >= threshold
+
+
+# --- the planner -------------------------------------------------------------------------------
+
+
+def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping[str, Any], *, request_id: str, context: Any) -> str:
+    """Write the job's plan and send its parts; returns ``planned`` or ``already_planned``.
+
+    A re-delivered event whose plan was dispatched sends nothing; one that stopped between the plan
+    and ``dispatched.json`` sends every part again with the plan's own seed (a part that exists by
+    then is not rendered twice)."""
+    store = service.store
+    if store.head(keys.bucket, keys.dispatched) is not None:
+        return "already_planned"
+    stored = store.get_json(keys.bucket, keys.plan)
+    options = prepared.options
+    if stored is not None:  # the seed the first delivery drew, so the parts agree with each other
+        options = SynthesisOptions(**stored["options"])
+        prepared = service.engine.prepare(prepared.text, options, format=prepared.format.name)
+    parts = service.engine.parts(prepared, deadline=seconds_left(context, service.config.deadline_margin_s))
+    document = {
+        "status": "queued",
+        "source": dict(source),
+        "format": prepared.format.name,
+        "options": asdict(parts[0].options),
+        "characters": len(prepared.text),
+        "parts_total": len(parts),
+        "forecast_s": round(sum(p.speech_s for p in parts) + prepared.options.silence_s * (len(parts) - 1), 3),
+        "submitted_at": utc_now(),
+        "request_id": request_id,
+    }
+    if stored is None:
+        store.put_json(keys.bucket, keys.plan, document, only_if_absent=True)
+    _send(service, [_message(keys, prepared.format.name, len(parts), part) for part in parts])
+    store.put_json(keys.bucket, keys.dispatched, {"parts": len(parts), "dispatched_at": utc_now()})
+    logger.info("job fanned out", extra={"parts": len(parts), "folder": keys.folder})
+    return "planned"
+
+
+def _message(keys: ResultKeys, format: str, total: int, part: Part) -> dict[str, Any]:
+    return {PART_MESSAGE: {"bucket": keys.bucket, "folder": keys.folder, "format": format, "total": total, "part": part.to_json()}}
+
+
+def _send(service: Service, messages: list[dict[str, Any]]) -> None:
+    """SendMessageBatch, ten at a time; an entry SQS refuses is raised (the event is retried)."""
+    queue = service.config.parts_queue_url
+    for start in range(0, len(messages), SEND_BATCH):
+        entries = [
+            {"Id": str(index), "MessageBody": json.dumps(message, ensure_ascii=False)}
+            for index, message in enumerate(messages[start : start + SEND_BATCH], start)
+        ]
+        reply = service.queue_client.send_message_batch(QueueUrl=queue, Entries=entries)
+        if reply.get("Failed"):
+            raise RuntimeError(f"SQS refused parts {[f['Id'] for f in reply['Failed']]}: {reply['Failed'][0].get('Message')}")
+
+
+# --- the part workers ---------------------------------------------------------------------------
+
+
+def is_part_message(body: object) -> bool:
+    return isinstance(body, Mapping) and isinstance(body.get(PART_MESSAGE), Mapping)
+
+
+def serve_part(service: Service, body: Mapping[str, Any], record: Mapping[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
+    """Render one part (unless stored already), then assemble if it was the last one missing.
+
+    From the dead-letter queue, the part's retries are spent: the job is marked failed instead."""
+    message = body[PART_MESSAGE]
+    keys = ResultKeys(str(message["bucket"]), str(message["folder"]))
+    part = Part.from_json(message["part"])
+    total = int(message["total"])
+    store = service.store
+    if record.get("eventSourceARN") is not None and record.get("eventSourceARN") == service.config.parts_dlq_arn:
+        return _fail_job(service, keys, part.index, request_id)
+    if store.head(keys.bucket, keys.manifest) is not None:
+        return {"part": part.index, "status": "job_finished"}
+    status = "stored_already"
+    if store.head(keys.bucket, keys.part(part.index)) is None:
+        started = time.perf_counter()
+        try:
+            samples = service.engine.render_part(part, deadline=seconds_left(context, service.config.deadline_margin_s))
+        except Exception as error:
+            # Kept for the dead-letter handler, which only has the message: why this part failed.
+            store.put_json(keys.bucket, keys.part_error(part.index), error_manifest(error, {"part": part.index}, request_id))
+            raise
+        synth_ms = (time.perf_counter() - started) * 1000.0
+        store.put(keys.bucket, keys.part(part.index), samples.astype(SAMPLE_DTYPE).tobytes(), content_type="application/octet-stream",
+                  metadata={"synth-ms": f"{synth_ms:.1f}"})
+        status = "rendered"
+        logger.info("part rendered", extra={"part": part.index, "total": total, "synth_ms": round(synth_ms, 1)})
+    result: dict[str, Any] = {"part": part.index, "status": status}
+    if len(store.list_keys(keys.bucket, keys.parts_prefix)) >= total:
+        result["assembly"] = assemble(service, keys, message["format"], part.options, total, request_id=request_id)
+    return result
+
+
+# --- the assembly -------------------------------------------------------------------------------
+
+
+def assemble(service: Service, keys: ResultKeys, format: str, options: SynthesisOptions, total: int, *, request_id: str) -> str:
+    """Stitch the parts into one file exactly once: ``done``, ``claimed_elsewhere`` or ``finished_already``."""
+    store = service.store
+    if not _claim(service, keys, request_id):
+        return "claimed_elsewhere"
+    try:
+        if store.head(keys.bucket, keys.manifest) is not None:
+            return "finished_already"
+        plan_doc = store.get_json(keys.bucket, keys.plan) or {}
+        fmt = audio_format(format)
+        sample_rate = service.engine.sample_rate
+        gap = np.zeros(service.engine.gap(options), np.float32)
+        chunks: list[dict[str, Any]] = []
+        position = 0
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
+            path = Path(scratch) / f"audio.{fmt.extension}"
+            # One part in memory at a time; the file streams to S3 in a multipart upload.
+            with AudioWriter(path, fmt, sample_rate) as writer:
+                for index in range(total):
+                    samples = np.frombuffer(store.read_bytes(keys.bucket, keys.part(index)), dtype=SAMPLE_DTYPE)
+                    if index:
+                        writer.write(gap)
+                        position += gap.size
+                    writer.write(samples)
+                    chunks.append({"index": index, "start_s": round(position / sample_rate, 4), "end_s": round((position + samples.size) / sample_rate, 4)})
+                    position += samples.size
+            audio_key = keys.audio(fmt.extension, request_id)
+            size = path.stat().st_size
+            audio_type = content_type(fmt, sample_rate)
+            manifest: dict[str, Any] = {
+                "status": "done",
+                "source": plan_doc.get("source"),
+                "audio": {"bucket": keys.bucket, "key": audio_key, "content_type": audio_type, "bytes": size},
+                "format": fmt.name,
+                "duration_s": round(position / sample_rate, 4),
+                "sample_rate": fmt.sample_rate or sample_rate,
+                "model": service.engine.model_kind,
+                "voice": options.voice,
+                "lang": options.lang,
+                "steps": options.steps,
+                "speed": options.speed,
+                "seed": options.seed,
+                "characters": plan_doc.get("characters"),
+                "parts_total": total,
+                "assembly_ms": round((time.perf_counter() - started) * 1000.0, 1),
+                "submitted_at": plan_doc.get("submitted_at"),
+                "elapsed_s": _elapsed_s(plan_doc.get("submitted_at")),
+                "chunks": chunks,
+                "request_id": request_id,
+                "finished_at": utc_now(),
+            }
+            store.publish(keys.bucket, audio_key=audio_key, audio=path, content_type=audio_type,
+                          manifest_key=keys.manifest, manifest=manifest)
+    except BaseException:
+        _release(service, keys)  # the retry of this message (or another last part) assembles anew
+        raise
+    _tidy(service, keys)
+    logger.info("job assembled", extra={"parts": total, "duration_s": manifest["duration_s"], "assembly_ms": manifest["assembly_ms"]})
+    return "done"
+
+
+def _claim(service: Service, keys: ResultKeys, request_id: str) -> bool:
+    """Take the assembly, or leave it to the worker that holds it; a claim older than the
+    function's timeout was a worker that died (timeout, out of memory) and is taken over."""
+    store = service.store
+    claim = {"request_id": request_id, "claimed_at": utc_now()}
+    if store.put_json(keys.bucket, keys.claim, claim, only_if_absent=True):
+        return True
+    held = store.head(keys.bucket, keys.claim)
+    timeout_s = service.config.function_timeout_s or 900.0
+    if held is not None and held.last_modified is not None and (datetime.now(UTC) - held.last_modified).total_seconds() > timeout_s:
+        store.delete(keys.bucket, keys.claim)
+        return store.put_json(keys.bucket, keys.claim, claim, only_if_absent=True)
+    return False
+
+
+def _release(service: Service, keys: ResultKeys) -> None:
+    try:
+        service.store.delete(keys.bucket, keys.claim)
+    except Exception as error:  # the claim then expires after the timeout
+        logger.warning("could not release the assembly claim", extra={"error": str(error)})
+
+
+def _tidy(service: Service, keys: ResultKeys) -> None:
+    """Remove the parts, errors and claim once the manifest stands (the plan stays: it is small)."""
+    store = service.store
+    store.delete_many(keys.bucket, [*store.list_keys(keys.bucket, keys.parts_prefix), keys.claim])
+
+
+# --- failure and progress -----------------------------------------------------------------------
+
+
+def _fail_job(service: Service, keys: ResultKeys, index: int, request_id: str) -> dict[str, Any]:
+    """A part's retries are spent: the job's manifest says failed, naming the part and why."""
+    store = service.store
+    why = store.get_json(keys.bucket, keys.part_error(index))
+    error = (why or {}).get("error") or {"code": "part_failed", "message": "the part's worker stopped without an answer (timeout or out of memory)"}
+    plan_doc = store.get_json(keys.bucket, keys.plan) or {}
+    manifest = {
+        "status": "failed",
+        "source": plan_doc.get("source"),
+        "error": {**error, "part": index, "message": f"part {index} failed after every retry: {error.get('message')}"},
+        "parts_total": plan_doc.get("parts_total"),
+        "request_id": request_id,
+        "finished_at": utc_now(),
+    }
+    written = store.put_json(keys.bucket, keys.manifest, manifest, only_if_absent=True)
+    logger.error("job failed", extra={"part": index, "error": manifest["error"], "written": written})
+    return {"part": index, "status": "job_failed" if written else "job_finished"}
+
+
+def progress(service: Service, keys: ResultKeys) -> dict[str, Any] | None:
+    """An in-flight fanned-out job's status (queued, running, assembling), or None when it has no plan."""
+    store = service.store
+    plan_doc = store.get_json(keys.bucket, keys.plan)
+    if plan_doc is None:
+        return None
+    done = len([key for key in store.list_keys(keys.bucket, keys.parts_prefix) if key.endswith(".f32")])
+    total = int(plan_doc["parts_total"])
+    if store.head(keys.bucket, keys.claim) is not None:
+        status = "assembling"
+    else:
+        status = "running" if done else "queued"
+    return {"status": status, "parts_done": done, "parts_total": total, "submitted_at": plan_doc.get("submitted_at"),
+            "elapsed_s": _elapsed_s(plan_doc.get("submitted_at"))}
+
+
+def _elapsed_s(since: str | None) -> float | None:
+    if not since:
+        return None
+    try:
+        started = datetime.fromisoformat(since.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return round((datetime.now(UTC) - started).total_seconds(), 1)
+

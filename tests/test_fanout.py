@@ -1,0 +1,235 @@
+"""Long jobs rendered in parts: the planner, the part workers and the assembly, through the real
+``lambda_handler`` on the tiny stand-in against moto's S3 and SQS (one server).
+
+The SQS deliveries here are made by hand from the queue's messages (receive, invoke, delete on
+success) so each test controls order, duplicates and concurrency; the harness's own event source
+mapping drives the same code through RIE in test_harness_fanout.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import threading
+from typing import Any
+
+import boto3
+import numpy as np
+import pytest
+import soundfile
+from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, REGION, LambdaContext
+
+from supertonic_engine import SynthesisOptions
+from supertonic_function.errors import BatchFailed
+from supertonic_harness.fronts.s3 import s3_put_event
+
+pytest_plugins = ["fixtures_s3"]
+
+TEXT = " ".join(f"Sentence number {n} of a long text is read here." for n in range(1, 31))
+JOB = {"text": TEXT, "voice": "M1", "steps": 1, "seed": 5, "format": "wav"}
+
+
+@pytest.fixture
+def queues(moto_endpoint: str, s3: Any, app: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The parts queue and its dead-letter queue on moto, and the function configured to fan out."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SQS", moto_endpoint)
+    sqs = boto3.client("sqs", region_name=REGION)
+    dlq = sqs.create_queue(QueueName="parts-dlq")["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    parts = sqs.create_queue(QueueName="parts")["QueueUrl"]
+    parts_arn = sqs.get_queue_attributes(QueueUrl=parts, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    service = app.service
+    config = dataclasses.replace(service.config, parts_queue_url=parts, parts_dlq_arn=dlq_arn, fanout_min_chars=200, function_timeout_s=60.0)
+    monkeypatch.setattr(service, "config", config)
+    service.__dict__.pop("queue_client", None)
+    service.__dict__.pop("layout", None)
+    return {"parts": parts, "parts_arn": parts_arn, "dlq": dlq, "dlq_arn": dlq_arn}
+
+
+def _drop(app: Any, s3: Any, job: dict[str, Any] = JOB, key: str = "input/long.json") -> dict[str, Any]:
+    body = json.dumps(job).encode()
+    reply = s3.put_object(Bucket=INPUT_BUCKET, Key=key, Body=body)
+    event = s3_put_event(INPUT_BUCKET, key, len(body), reply["ETag"])
+    return app.lambda_handler(event, LambdaContext())
+
+
+def _receive(queue_url: str) -> list[dict[str, Any]]:
+    sqs = boto3.client("sqs", region_name=REGION)
+    messages: list[dict[str, Any]] = []
+    while True:
+        got = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0).get("Messages", [])
+        if not got:
+            return messages
+        for message in got:
+            sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+        messages.extend(got)
+
+
+def _event(messages: list[dict[str, Any]], arn: str) -> dict[str, Any]:
+    return {
+        "Records": [
+            {"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"], "attributes": m.get("Attributes", {}),
+             "messageAttributes": {}, "md5OfBody": m["MD5OfBody"], "eventSource": "aws:sqs", "eventSourceARN": arn, "awsRegion": REGION}
+            for m in messages
+        ]
+    }
+
+
+def _folder_objects(s3: Any) -> list[str]:
+    return [o["Key"] for o in s3.list_objects_v2(Bucket=OUTPUT_BUCKET).get("Contents", [])]
+
+
+def _manifest(s3: Any) -> dict[str, Any]:
+    (key,) = [k for k in _folder_objects(s3) if k.endswith("manifest.json")]
+    return json.loads(s3.get_object(Bucket=OUTPUT_BUCKET, Key=key)["Body"].read())
+
+
+def _sequential(app: Any, seed: int) -> np.ndarray:
+    engine = app.service.engine
+    options = SynthesisOptions(voice="M1", steps=1, seed=seed)
+    return engine.synthesize(TEXT, options).audio
+
+
+def test_a_long_job_is_planned_rendered_in_parts_and_stitched_to_the_sequential_audio(app, s3, queues):
+    planned = _drop(app, s3)
+    assert planned["results"][0]["status"] == "planned"
+    messages = _receive(queues["parts"])
+    assert len(messages) > 3
+    # The planner's re-delivery sends nothing twice.
+    assert _drop(app, s3)["results"][0]["status"] == "skipped"
+    assert _receive(queues["parts"]) == []
+    # Parts in any batch and order; each batch is one invocation of the function.
+    messages.reverse()
+    answers = [app.lambda_handler(_event(messages[i : i + 3], queues["parts_arn"]), LambdaContext()) for i in range(0, len(messages), 3)]
+    assert all(a == {"batchItemFailures": []} for a in answers)
+    manifest = _manifest(s3)
+    assert manifest["status"] == "done" and manifest["parts_total"] == len(messages)
+    audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
+    stitched, rate = soundfile.read(io.BytesIO(audio), dtype="float32")
+    expected = _sequential(app, seed=5)
+    # The same samples through the same 16-bit encoder as sequential synthesis writes them.
+    from supertonic_engine import encode
+
+    assert audio == encode(expected, rate, "wav")
+    assert stitched.size == expected.size and [c["index"] for c in manifest["chunks"]] == list(range(len(messages)))
+    # The parts, the claim and the errors are gone; the plan stays.
+    assert not [k for k in _folder_objects(s3) if "/parts/" in k or k.endswith("assembly.json")]
+
+
+def test_a_duplicate_delivery_does_no_second_work(app, s3, queues, json_logs):
+    _drop(app, s3)
+    messages = _receive(queues["parts"])
+    first = messages[0]
+    app.lambda_handler(_event([first], queues["parts_arn"]), LambdaContext())
+    app.lambda_handler(_event([first], queues["parts_arn"]), LambdaContext())
+    rendered = [line for line in json_logs() if line.get("message") == "part rendered"]
+    assert len(rendered) == 1
+
+
+def test_two_last_parts_at_once_give_one_assembly(app, s3, queues, json_logs):
+    _drop(app, s3)
+    messages = _receive(queues["parts"])
+    for message in messages[:-2]:
+        app.lambda_handler(_event([message], queues["parts_arn"]), LambdaContext())
+    barrier = threading.Barrier(2)
+    answers: list[Any] = []
+
+    def last(message: dict[str, Any]) -> None:
+        barrier.wait()
+        answers.append(app.lambda_handler(_event([message], queues["parts_arn"]), LambdaContext()))
+
+    threads = [threading.Thread(target=last, args=(m,)) for m in messages[-2:]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [{"batchItemFailures": []}] * 2
+    assert [line for line in json_logs() if line.get("message") == "job assembled"].__len__() == 1
+    assert _manifest(s3)["status"] == "done"
+    assert len([k for k in _folder_objects(s3) if "/audio-" in k]) == 1
+
+
+def test_a_part_whose_retries_are_spent_fails_the_job_naming_it(app, s3, queues):
+    _drop(app, s3)
+    messages = _receive(queues["parts"])
+    broken = messages[1]
+
+    def refuse(part, **_):
+        raise RuntimeError("the vocoder ran out of memory")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(app.service.engine, "render_part", refuse)
+        for _ in range(3):  # every receive of it fails (maxReceiveCount 3)
+            with pytest.raises(BatchFailed):
+                app.lambda_handler(_event([broken], queues["parts_arn"]), LambdaContext())
+    # The queue's redrive moved it to the dead-letter queue; the mapping on that queue delivers it.
+    app.lambda_handler(_event([broken], queues["dlq_arn"]), LambdaContext())
+    manifest = _manifest(s3)
+    assert manifest["status"] == "failed" and manifest["error"]["part"] == 1
+    assert "part 1 failed after every retry" in manifest["error"]["message"]
+    assert manifest["error"]["code"] == "internal_error" and manifest["status"] == "failed"
+    # Later parts of a finished job do nothing.
+    later = app.lambda_handler(_event([messages[2]], queues["parts_arn"]), LambdaContext())
+    assert later == {"batchItemFailures": []}
+
+
+def test_an_s3_error_during_assembly_is_retried_and_the_job_ends_done_once(app, s3, queues, monkeypatch):
+    from supertonic_engine.storage import ObjectStore, StorageUnavailable
+
+    _drop(app, s3)
+    messages = _receive(queues["parts"])
+    for message in messages[:-1]:
+        app.lambda_handler(_event([message], queues["parts_arn"]), LambdaContext())
+    real_read = ObjectStore.read_bytes
+    calls = {"n": 0}
+
+    def flaky(self, bucket, key):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise StorageUnavailable("GET timed out")
+        return real_read(self, bucket, key)
+
+    monkeypatch.setattr(ObjectStore, "read_bytes", flaky)
+    last = messages[-1]
+    with pytest.raises(BatchFailed):
+        app.lambda_handler(_event([last], queues["parts_arn"]), LambdaContext())
+    assert not [k for k in _folder_objects(s3) if k.endswith("manifest.json")]
+    # The message comes back after its visibility timeout: the retry assembles.
+    assert app.lambda_handler(_event([last], queues["parts_arn"]), LambdaContext()) == {"batchItemFailures": []}
+    assert _manifest(s3)["status"] == "done"
+    assert len([k for k in _folder_objects(s3) if "/audio-" in k]) == 1
+
+
+def test_progress_is_told_while_the_parts_are_rendered(app, s3, queues):
+    from supertonic_function import jobs
+
+    reply = app.lambda_handler(
+        {"version": "2.0", "rawPath": "/v1/jobs", "requestContext": {"domainName": "abc.lambda-url.us-east-1.on.aws", "http": {"method": "POST", "path": "/v1/jobs"}},
+         "headers": {"content-type": "application/json"}, "body": json.dumps(JOB), "isBase64Encoded": False},
+        LambdaContext(),
+    )
+    assert reply["statusCode"] == 202, reply
+    job_id = json.loads(reply["body"])["job_id"]
+    key = f"input/jobs/{job_id}.json"
+    head = s3.head_object(Bucket=INPUT_BUCKET, Key=key)
+    app.lambda_handler(s3_put_event(INPUT_BUCKET, key, head["ContentLength"], head["ETag"]), LambdaContext())
+    queued = jobs.status(app.service, job_id)
+    assert queued["status"] == "queued" and queued["parts_done"] == 0 and queued["parts_total"] > 3
+    messages = _receive(queues["parts"])
+    app.lambda_handler(_event(messages[:2], queues["parts_arn"]), LambdaContext())
+    running = jobs.status(app.service, job_id)
+    assert (running["status"], running["parts_done"]) == ("running", 2) and running["elapsed_s"] >= 0
+    app.lambda_handler(_event(messages[2:], queues["parts_arn"]), LambdaContext())
+    assert jobs.status(app.service, job_id)["status"] == "done"
+
+
+def test_short_jobs_keep_the_single_invocation_path(app, s3, queues):
+    assert _drop(app, s3, {**JOB, "text": "A short one."}, key="input/short.json")["results"][0]["status"] == "done"
+    assert _receive(queues["parts"]) == []
+
+
+def test_bad_text_is_refused_before_any_fan_out(app, s3, queues):
+    result = _drop(app, s3, {**JOB, "text": TEXT + " ᚠ"}, key="input/bad.json")["results"][0]
+    assert result["status"] == "failed" and result["reason"] == "unsupported_characters"
+    assert _receive(queues["parts"]) == []
