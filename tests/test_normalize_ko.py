@@ -298,3 +298,48 @@ def test_a_run_of_thousands_of_digits_is_read_digit_by_digit(text: str, runs: in
     spoken = normalize(text, "ko")
     assert not re.search(r"\d", spoken), spoken[:200]
     assert spoken.count("칠") == runs * len(LONG_DIGITS)
+
+
+# --- fractions, URLs and e-mail addresses --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1/2", "이분의 일"),
+        ("밀가루 3/4 컵을 넣어요.", "밀가루 사분의 삼 컵을 넣어요."),
+        ("케이크의 2와 1/3을 먹었어요.", "케이크의 이와 삼분의 일을 먹었어요."),
+        ("물 2 1/3컵", "물 이와 삼분의 일컵"),
+        ("3 1/4", "삼과 사분의 일"),
+        ("매출이 1/3로 줄었다.", "매출이 삼분의 일로 줄었다."),
+        ("기울기는 -1/2입니다.", "기울기는 마이너스 이분의 일입니다."),
+        ("3/2배", "이분의 삼배"),
+        # A weekday after it makes a month and a day.
+        ("12/25(목)에 만나요.", "십이 월 이십오 일(목)에 만나요."),
+        ("6/10 (화요일)", "유월 십 일 (화요일)"),
+        # Dates with a year stay dates; longer runs and paths are not fractions.
+        ("2024/12/03에 출시", "이천이십사 년 십이 월 삼 일에 출시"),
+        ("12/25/2024", "십이/이십오/이천이십사"),
+        ("2024/12 결산", "이천이십사/십이 결산"),
+        ("경로는 /usr/1/2입니다.", "경로는 /usr/일/이입니다."),
+        ("v1/2 호환", "v일/이 호환"),
+        ("0.5/2", "영 점 오/이"),
+    ],
+)
+def test_fractions_read_denominator_first(text: str, expected: str) -> None:
+    assert normalize(text, "ko") == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://example.com/docs/1/2",
+        "http://10.0.0.1:8080/api/v2?page=3",
+        "www.example.co.kr/2024/12/03",
+        "kim.3@example.co.kr",
+        "support+12@mail.example.com",
+    ],
+)
+def test_urls_and_emails_are_kept_as_written(text: str) -> None:
+    assert normalize(f"주소는 {text}입니다.", "ko") == f"주소는 {text}입니다."
+    assert normalize(f"({text}) 3개", "ko") == f"({text}) 세 개"

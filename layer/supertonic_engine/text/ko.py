@@ -63,6 +63,7 @@ LETTER_NAMES = dict(zip(
 CURRENCIES = {"₩": ("원", None), "$": ("달러", "센트"), "€": ("유로", "센트"), "£": ("파운드", "펜스"), "¥": ("엔", None)}
 SPECIAL_MONTHS = {6: "유월", 10: "시월"}  # 육월 and 십월 lose a consonant in speech and in writing
 
+_WEEKDAY = "[월화수목금토일]"
 _COUNTER = alternation(NATIVE_COUNTERS + SINO_COUNTERS)
 _UNIT = alternation(UNITS)
 # A unit may stand one space away from its number (5 km); a counter is written against it (3개).
@@ -117,6 +118,29 @@ def _time(match: re.Match[str]) -> str:
     return " ".join(words)
 
 
+def _with_and(word: str) -> str:
+    """``word`` with the particle "and" it takes: 과 after a final consonant (삼과), else 와 (이와)."""
+    has_final = "가" <= word[-1] <= "힣" and (ord(word[-1]) - ord("가")) % 28 != 0
+    return word + ("과" if has_final else "와")
+
+
+def _fraction(match: re.Match[str]) -> str:
+    whole, numerator, denominator = match.groups()
+    spoken = f"{ko_number(denominator)}분의 {ko_number(numerator)}"  # the denominator comes first
+    if whole is None:
+        return spoken
+    # 2 1/3 is two and a third; 12 3/2 is not a mixed number, just a number and a fraction.
+    joined = int(numerator) < int(denominator)
+    return f"{_with_and(ko_number(whole)) if joined else ko_number(whole)} {spoken}"
+
+
+def _month_day(match: re.Match[str]) -> str:
+    month, day = match.groups()
+    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return match.group()
+    return f"{quantity(month, '월')} {quantity(day, '일')}"
+
+
 def _currency(match: re.Match[str]) -> str:
     symbol, number = match.groups()
     unit, subunit = CURRENCIES[symbol]
@@ -161,6 +185,17 @@ RULES: tuple[Rule, ...] = (
     Rule("time", re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])"), _time),
     Rule("dotted number", re.compile(DOTTED_NUMBER), _dotted),
     Rule("negative sign", re.compile(MINUS_SIGN), lambda m: "마이너스 "),
+    # A slash between two numbers is a fraction (1/2 이분의 일, 2와 1/3, 2 1/3 이와 삼분의 일), unless
+    # a weekday in parentheses follows (12/25(목): a month and a day) or it is part of something
+    # longer: a year first (2024/12/03, taken above as a date; 2024/12 has 4 digits and stays), a
+    # third part (12/25/2024), letters or a slash on either side (paths, a/1/2, v1/2); URLs never
+    # get here.
+    Rule("month/day", re.compile(rf"(?<![A-Za-z0-9/.:-])(\d{{1,2}})/(\d{{1,2}})(?= ?\({_WEEKDAY}(?:요일)?\))"), _month_day),
+    Rule(
+        "fraction",
+        re.compile(r"(?<![A-Za-z0-9/.:,-])(?:(\d{1,3}) )?(\d{1,3})[/⁄](\d{1,3})(?![A-Za-z0-9/⁄]|[.,]\d)"),
+        _fraction,
+    ),
     Rule("currency symbol", re.compile(rf"([₩$€£¥]) ?({WHOLE_NUMBER})"), _currency),
     Rule("range", re.compile(rf"({WHOLE_NUMBER}) ?~ ?(?={WHOLE_NUMBER}({_SUFFIX})?)"), _range_start),
     Rule("ordinal", re.compile(rf"(?<![가-힣])제 ?({WHOLE_NUMBER})({_COUNTER})?"), _ordinal),

@@ -22,6 +22,12 @@ from .tags import language_of_tag, split_tags
 LANGUAGE_RULES: dict[str, Callable[[str], str]] = {"ko": normalize_korean, "en": normalize_english}
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _NO_LEXICON = Lexicon({})
+# URLs and e-mail addresses are kept as written: the lexicon and the number rules would tear them
+# apart (https -> 에이치티티피에스, a/1/2 -> a/이분의 일). They end before trailing punctuation.
+_URL_OR_EMAIL = re.compile(
+    r"(?:https?://|www\.)[A-Za-z0-9\-._~:/?#@!$&*+,;=%]*[A-Za-z0-9/_=#-]"
+    r"|(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+)
 
 
 def normalize(text: str, lang: str, *, lexicon: Mapping[str, str] | None = None) -> str:
@@ -54,6 +60,16 @@ def normalize(text: str, lang: str, *, lexicon: Mapping[str, str] | None = None)
 
 
 def _normalize_plain(text: str, lang: str, extra: tuple[tuple[str, str], ...]) -> str:
+    spoken: list[str] = []
+    start = 0
+    for match in _URL_OR_EMAIL.finditer(text):
+        spoken += [_normalize_words(text[start:match.start()], lang, extra), match.group()]
+        start = match.end()
+    spoken.append(_normalize_words(text[start:], lang, extra))
+    return "".join(spoken)
+
+
+def _normalize_words(text: str, lang: str, extra: tuple[tuple[str, str], ...]) -> str:
     # Lexicon first: its entries may hold digits (B2B, S3) that the number rules would take.
     base = korean_lexicon() if lang == "ko" else _NO_LEXICON
     text = with_extra(base, extra).apply(text)
