@@ -343,3 +343,46 @@ def test_fractions_read_denominator_first(text: str, expected: str) -> None:
 def test_urls_and_emails_are_kept_as_written(text: str) -> None:
     assert normalize(f"주소는 {text}입니다.", "ko") == f"주소는 {text}입니다."
     assert normalize(f"({text}) 3개", "ko") == f"({text}) 세 개"
+
+
+# --- scores and ratios ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Cannot be a time: one digit after the colon, an hour past 24, minutes past 59, three digits.
+        ("3:2로 이겼다.", "삼 대 이로 이겼다."),
+        ("화면 비율은 16:9입니다.", "화면 비율은 십육 대 구입니다."),
+        ("1:1 문의를 남겨 주세요.", "일 대 일 문의를 남겨 주세요."),
+        ("25:10", "이십오 대 십"),
+        ("3:75", "삼 대 칠십오"),
+        ("100:1의 경쟁률", "백 대 일의 경쟁률"),
+        ("1:2:3으로 섞어요.", "일 대 이 대 삼으로 섞어요."),
+        ("1.5:1", "일 점 오 대 일"),
+        # Could be a time, but the words around it make it a score or a ratio.
+        ("최종 스코어는 21:19였다.", "최종 스코어는 이십일 대 십구였다."),
+        ("21:19로 이겼다.", "이십일 대 십구로 이겼다."),
+        ("10:12로 졌다.", "십 대 십이로 졌다."),
+        ("2:10 승", "이 대 십 승"),
+        ("비율 1:10로 희석", "비율 일 대 십로 희석"),
+        ("물과 1:10의 비율로", "물과 일 대 십의 비율로"),
+    ],
+)
+def test_colon_between_numbers_reads_as_a_score_or_ratio(text: str, expected: str) -> None:
+    assert normalize(text, "ko") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("오전 10:30에 만나요.", "오전 열 시 삼십 분에 만나요."),
+        ("경기는 10:30에 시작해요.", "경기는 열 시 삼십 분에 시작해요."),
+        ("회의를 10:30으로 옮겼다.", "회의를 열 시 삼십 분으로 옮겼다."),
+        ("영업시간 9:00~18:00", "영업시간 아홉 시~열여덟 시"),
+        ("24:00", "스물네 시"),
+        ("기록은 1:02:03", "기록은 한 시 이 분 삼 초"),
+    ],
+)
+def test_a_colon_that_can_be_a_time_stays_a_time(text: str, expected: str) -> None:
+    assert normalize(text, "ko") == expected

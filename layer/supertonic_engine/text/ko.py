@@ -106,6 +106,40 @@ def _date(match: re.Match[str]) -> str:
     return spoken + (period if separator != "." else "")
 
 
+# A colon between numbers is a score or a ratio (3:2로 이겼다 삼 대 이, 16:9 십육 대 구, 1:1 일 대 일)
+# when it cannot be a time - the parts after the colon are not two digits each, or the hour is past
+# 24, or the minutes or seconds past 59 - or when the words around it say so: a word for a ratio
+# or score just before it (비율은 1:10, 스코어 21:19), or a win, a loss or a ratio just after it
+# (21:19로 이겼다, 2:10 승, 1:10의 비율). Anything else that can be a time is a time (10:30).
+_SCORE_BEFORE = re.compile(r"(?:비율|비례|종횡비|화면비|스코어|점수|전적|배당|세트)[은는이가을를도의]? ?$")
+_SCORE_AFTER = re.compile(
+    r" ?(?:으?로|의)? ?(?:이기|이겨|이겼|졌|패하|패했|패배|승리|완승|완패|신승|석패|비기|비겼|앞서|앞섰|뒤져|뒤졌"
+    r"|역전|무승부|비율|비례|스코어|점수|[승패](?![가-힣]))"
+)
+
+
+def _could_be_time(parts: list[str]) -> bool:
+    hour, *rest = parts
+    return (
+        all(part.isdigit() for part in parts)
+        and all(len(part) == 2 for part in rest)
+        and len(hour) <= 2
+        and int(hour) <= 24
+        and all(int(part) <= 59 for part in rest)
+    )
+
+
+def _score_or_ratio(match: re.Match[str]) -> str:
+    parts = match.group().split(":")
+    text = match.string
+    in_context = bool(
+        _SCORE_BEFORE.search(text, max(0, match.start() - 8), match.start()) or _SCORE_AFTER.match(text, match.end())
+    )
+    if _could_be_time(parts) and not in_context:
+        return match.group()  # the time rule reads it
+    return " 대 ".join(ko_number(part) for part in parts)
+
+
 def _time(match: re.Match[str]) -> str:
     hour, minute, second = (int(g) if g else 0 for g in match.groups())
     if hour > 24 or minute > 59 or second > 59:
@@ -182,6 +216,7 @@ def _acronym(match: re.Match[str]) -> str:
 RULES: tuple[Rule, ...] = (
     Rule("phone number", re.compile(r"(?<![\d-])(?:0\d{1,2}-\d{3,4}-\d{4}|1[5-9]\d{2}-\d{4})(?![\d-])"), _phone),
     Rule("date", re.compile(r"(?<![\d.])(\d{4})([-./]) ?(\d{1,2})\2 ?(\d{1,2})(?!\d)(\.?)"), _date),
+    Rule("score or ratio", re.compile(r"(?<![\d:.])\d+(?:\.\d+)?(?::\d+(?:\.\d+)?){1,2}(?![\d:]|\.\d)"), _score_or_ratio),
     Rule("time", re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])"), _time),
     Rule("dotted number", re.compile(DOTTED_NUMBER), _dotted),
     Rule("negative sign", re.compile(MINUS_SIGN), lambda m: "마이너스 "),
