@@ -386,3 +386,26 @@ def test_colon_between_numbers_reads_as_a_score_or_ratio(text: str, expected: st
 )
 def test_a_colon_that_can_be_a_time_stays_a_time(text: str, expected: str) -> None:
     assert normalize(text, "ko") == expected
+
+
+# --- a sign the words already say ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("내일은 영하 -5도입니다.", "내일은 영하 오 도입니다."),
+        ("영하-12℃까지 내려가요.", "영하 십이 도까지 내려가요."),
+        ("결과는 마이너스 -3이에요.", "결과는 마이너스 삼이에요."),
+        ("마이너스−3", "마이너스 삼"),
+        ("점수는 플러스 +3입니다.", "점수는 플러스 삼입니다."),
+        ("영상 +5도", "영상 오 도"),
+        # Without such a word, or with one that says the other sign, the sign is read as before.
+        ("오늘 기온은 -5도입니다.", "오늘 기온은 마이너스 오 도입니다."),
+        ("영상 -5도", "영상 마이너스 오 도"),
+        ("영하 5도", "영하 오 도"),
+        ("3-5도", "삼-오 도"),
+    ],
+)
+def test_a_sign_already_said_in_words_is_not_read_twice(text: str, expected: str) -> None:
+    assert normalize(text, "ko") == expected

@@ -175,6 +175,10 @@ def _month_day(match: re.Match[str]) -> str:
     return f"{quantity(month, '월')} {quantity(day, '일')}"
 
 
+def _sign_word(match: re.Match[str]) -> str:
+    return f"{match.group(1) or match.group(2)} "
+
+
 def _currency(match: re.Match[str]) -> str:
     symbol, number = match.groups()
     unit, subunit = CURRENCIES[symbol]
@@ -219,6 +223,9 @@ RULES: tuple[Rule, ...] = (
     Rule("score or ratio", re.compile(r"(?<![\d:.])\d+(?:\.\d+)?(?::\d+(?:\.\d+)?){1,2}(?![\d:]|\.\d)"), _score_or_ratio),
     Rule("time", re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])"), _time),
     Rule("dotted number", re.compile(DOTTED_NUMBER), _dotted),
+    # 영하 -5도 is 영하 오 도: the word already says the sign, so the sign is not read twice; a sign
+    # that contradicts the word (영상 -5도) is still read.
+    Rule("sign said in words", re.compile(r"(영하|마이너스) ?[-−](?=\d)|(영상|플러스) ?\+(?=\d)"), _sign_word),
     Rule("negative sign", re.compile(MINUS_SIGN), lambda m: "마이너스 "),
     # A slash between two numbers is a fraction (1/2 이분의 일, 2와 1/3, 2 1/3 이와 삼분의 일), unless
     # a weekday in parentheses follows (12/25(목): a month and a day) or it is part of something
