@@ -409,3 +409,40 @@ def test_a_colon_that_can_be_a_time_stays_a_time(text: str, expected: str) -> No
 )
 def test_a_sign_already_said_in_words_is_not_read_twice(text: str, expected: str) -> None:
     assert normalize(text, "ko") == expected
+
+
+# --- model and product names ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # One or two digits are a number.
+        ("GPT-4o로 요약했어요.", "지피티 사오로 요약했어요."),
+        ("iPhone 15를 샀어요.", "아이폰 십오를 샀어요."),
+        ("Galaxy S24 Ultra", "Galaxy 에스이십사 Ultra"),
+        ("M2 칩을 탑재했다.", "엠이 칩을 탑재했다."),
+        ("A-1 구역", "에이 일 구역"),
+        # Three or more digits, digit by digit with 0 as 공; a round number as a number.
+        ("RTX 4090을 꽂았다.", "알티엑스 사공구공을 꽂았다."),
+        ("RTX-4090 그래픽카드", "알티엑스 사공구공 그래픽카드"),
+        ("RTX 2080", "알티엑스 이공팔공"),
+        ("H100 8장", "에이치백 여덟 장"),
+        ("A6000", "에이육천"),
+        # A year after a name is a year.
+        ("CES 2025에서 공개", "씨이에스 이천이십오에서 공개"),
+        # Names said in English are in the lexicon; digits with a counter stay counters.
+        ("A4 용지 2장", "에이포 용지 두 장"),
+        ("MP3 파일과 CO2 배출", "엠피쓰리 파일과 씨오투 배출"),
+        ("EC2와 S3에 B2B 서비스", "이씨투와 에스쓰리에 비투비 서비스"),
+        ("CPU 2개와 GPU 8장", "씨피유 두 개와 지피유 여덟 장"),
+        ("CPU 100% 사용", "씨피유 백 퍼센트 사용"),
+        ("사과 3개-5개", "사과 세 개-다섯 개"),
+        ("10시-12시", "열 시-열두 시"),
+        ("10MB", "십 메가바이트"),
+    ],
+)
+def test_model_names_read_their_digits_as_a_model_number(text: str, expected: str) -> None:
+    spoken = normalize(text, "ko")
+    assert spoken == expected
+    assert_reads_as_korean(spoken, latin=True)

@@ -3,7 +3,9 @@
 Which numeral system a number takes depends on what follows it: native Korean before counters
 of things and hours (세 개, 두 시, 스무 살, native up to 99), Sino-Korean before dates, minutes,
 money and units, and for bare numbers. Phone numbers are read digit by digit with 0 as 공.
-Capitalised acronyms the lexicon does not know are spelled with Korean letter names (CPU 씨피유).
+Capitalised acronyms the lexicon does not know are spelled with Korean letter names (CPU 씨피유),
+and digits in model names are read as model numbers (RTX 4090 사공구공). Fractions, scores and
+ratios have rules of their own; the rules below say how each is told from a date or a time.
 """
 
 from __future__ import annotations
@@ -179,6 +181,35 @@ def _sign_word(match: re.Match[str]) -> str:
     return f"{match.group(1) or match.group(2)} "
 
 
+def _model_number(digits: str) -> str:
+    # One or two digits are a number (S24 에스이십사, 아이폰 15 십오); three or more are read digit by
+    # digit with 0 as 공 (RTX 4090 사공구공), as speakers say model numbers, except a round number
+    # (H100 에이치백, A6000 에이육천), which they say as a number.
+    if len(digits) <= 2 or (digits[0] != "0" and not digits[1:].strip("0")):
+        return ko_number(digits)
+    return ko_digits(digits)
+
+
+def _letter_names(letters: str) -> str:
+    return "".join(LETTER_NAMES[letter.upper()] for letter in letters)
+
+
+def _glued_model(match: re.Match[str]) -> str:
+    letters, hyphen, digits, suffix = match.groups()
+    return _letter_names(letters) + (" " if hyphen else "") + _model_number(digits) + _letter_names(suffix or "")
+
+
+def _hyphen_model(match: re.Match[str]) -> str:
+    digits, suffix = match.groups()
+    return " " + _model_number(digits) + _letter_names(suffix or "")
+
+
+def _spaced_model(match: re.Match[str]) -> str:
+    letters, digits = match.groups()
+    # CES 2025 is a year (이천이십오); RTX 2080 and GTX 1080 are model numbers, outside these years.
+    return f"{letters} {ko_number(digits) if 1950 <= int(digits) <= 2049 else _model_number(digits)}"
+
+
 def _currency(match: re.Match[str]) -> str:
     symbol, number = match.groups()
     unit, subunit = CURRENCIES[symbol]
@@ -239,6 +270,18 @@ RULES: tuple[Rule, ...] = (
         _fraction,
     ),
     Rule("currency symbol", re.compile(rf"([₩$€£¥]) ?({WHOLE_NUMBER})"), _currency),
+    # Model names: capitals with digits (S24, H100, RTX-4090, a letter or two may follow: 4o) and
+    # capitals then a space and 3-4 digits (RTX 4090). Their digits are a model number, never a
+    # counter or a date, and their capitals are spelled. A known name before a hyphen has become
+    # Hangul by now (GPT-4o is 지피티-4o here): the hyphen and number after a word are a model too,
+    # unless a counter follows (3개-5개). Names said in English (A4 에이포, MP3) are lexicon entries.
+    Rule(
+        "model name",
+        re.compile(r"(?<![A-Za-z0-9])([A-Z]{1,5})(-?)(\d+)([A-Za-z]{1,2})?(?![A-Za-z0-9])"),
+        _glued_model,
+    ),
+    Rule("model after a word", re.compile(rf"(?<=[가-힣])-(\d{{1,4}})([A-Za-z]{{1,2}})?(?![A-Za-z0-9-]|{_SUFFIX})"), _hyphen_model),
+    Rule("spaced model name", re.compile(rf"(?<![A-Za-z0-9])([A-Z]{{2,5}}) (\d{{3,4}})(?![\d,.]|{_SUFFIX})"), _spaced_model),
     Rule("range", re.compile(rf"({WHOLE_NUMBER}) ?~ ?(?={WHOLE_NUMBER}({_SUFFIX})?)"), _range_start),
     Rule("ordinal", re.compile(rf"(?<![가-힣])제 ?({WHOLE_NUMBER})({_COUNTER})?"), _ordinal),
     Rule("large number word", re.compile(rf"({WHOLE_NUMBER})([조억만천백])"), _large_number),
