@@ -89,6 +89,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--cost", action="store_true",
                    help="instead: RTF, latency, cold start and USD per million characters at each Lambda memory size, under its CPU share")
     p.add_argument("--memory-sizes", default=None, metavar="MB,MB,...", help="the sizes --cost runs (default: 1024,1536,1769,2048,3008,3538)")
+    p.add_argument("--fanout", action="store_true",
+                   help="instead: long jobs rendered in parts through RIE at --concurrency 1 and 2 (profile lambda-2048), "
+                        "then simulated on Lambda at concurrency 10 to 1,000")
+    p.add_argument("--fanout-cases", default=None, metavar="CHARS:STEPS,...",
+                   help="the --fanout texts (default: 20000:8,100000:2)")
+    p.add_argument("--concurrency", default="1,2", metavar="N,N",
+                   help="sandboxes for --fanout, one run each (default: 1,2)")
     p.add_argument("--steps", type=int, default=2, help="steps for --soak and --memory-scaling (memory does not depend on them)")
     p.add_argument("--ort-profile", action="store_true", help="also report ONNX Runtime's time per operator for the summary case")
     p.add_argument("--json", dest="json_path", default="bench.json", help="where to write the full results")
@@ -99,6 +106,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from supertonic_tools.standin import ensure_standin
 
+    if args.fanout:
+        return run_fanout_command(args)
     model_dir = Path(ensure_standin(args.model)) if args.model in ("tiny", "full") else Path(args.model)
     ours = [Side("ours", "ours")] + [parse_variant(v) for v in args.variant]
     if args.prepare:
@@ -133,6 +142,18 @@ def run_command(args: argparse.Namespace) -> int:
         draw_cost_chart(report, Path(args.png))
         print(f"wrote {args.png}")
     return 0
+
+
+def run_fanout_command(args: argparse.Namespace) -> int:
+    from .fanout import format_fanout, parse_cases, run_fanout
+
+    concurrency = tuple(int(n) for n in args.concurrency.split(","))
+    report = run_fanout(args.model, cases=parse_cases(args.fanout_cases), concurrency=concurrency,
+                        profile=args.profile or "lambda-2048")
+    print("\n".join(format_fanout(report)))
+    Path(args.json_path).write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    print(f"\nwrote {args.json_path}")
+    return 0 if all(run["status"] == "done" for run in report["runs"]) else 1
 
 
 def parse_variant(spec: str) -> Side:
