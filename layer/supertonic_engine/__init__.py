@@ -12,6 +12,9 @@
     prepared = engine.prepare("Hello.", options, format="flac")  # every check, no audio yet
     with AudioWriter("hello.flac", prepared.format, engine.sample_rate) as writer:
         engine.synthesize(prepared, into=writer)
+
+    engine.marks(prepared, ["sentence", "word"])   # Polly-style speech marks, from the durations alone
+    engine.captions(prepared, "vtt")               # WebVTT (or "srt") a cue a sentence
 """
 
 from .audio import AudioWriter, available_formats, content_type, encode
@@ -32,6 +35,7 @@ from .errors import (
     UnsupportedFormat,
 )
 from .deadline import Deadline
+from .marks import SpeechMark
 from .synthesis import AudioChunk, ChunkTiming, Engine, Limits, Part, Prepared, SynthesisOptions, SynthesisResult
 
 __all__ = [
@@ -51,6 +55,7 @@ __all__ = [
     "ModelMissing",
     "Prepared",
     "SessionConfig",
+    "SpeechMark",
     "SupertonicError",
     "SynthesisOptions",
     "SynthesisResult",

@@ -34,6 +34,7 @@ from .errors import (
     UnknownLanguage,
     UnsupportedCharacters,
 )
+from .marks import Span, SpeechMark, captions, check_caption_formats, check_mark_types, speech_marks
 from .sessions import Sessions, load_sessions
 from .standin_marker import NOTE
 from .text import LANGUAGES, chunk_text, default_max_chunk_chars, normalize
@@ -50,6 +51,7 @@ STEPS_RANGE = (1, 100)
 SPEED_RANGE = (0.7, 2.0)
 CHUNK_CHARS_RANGE = (10, 400)  # the estimator's position table ends at 1000 tokens
 MAX_SILENCE_S = 5.0
+CHUNKINGS = ("packed", "sentence")  # sentences packed into chunks as the official package does, or one a chunk
 STANDIN_NOTICE = NOTE  # what every output of the stand-in says about itself
 
 
@@ -65,10 +67,13 @@ class SynthesisOptions:
     normalize: bool = True
     max_chunk_chars: int | None = None
     silence_s: float = DEFAULT_SILENCE_S
+    chunking: str = "packed"
 
     def __post_init__(self) -> None:
         if self.lang not in LANGUAGES:
             raise UnknownLanguage(str(self.lang), LANGUAGES)
+        if self.chunking not in CHUNKINGS:
+            raise InvalidParameter(f"chunking must be one of {', '.join(CHUNKINGS)}, got {self.chunking!r}", field="chunking")
         _check_int("steps", self.steps, *STEPS_RANGE)
         _check_number("speed", self.speed, *SPEED_RANGE)
         _check_number("silence_s", self.silence_s, 0.0, MAX_SILENCE_S)
@@ -192,6 +197,17 @@ class Prepared:
     style: VoiceStyle
     format: AudioFormat
     limits: Limits = NO_LIMITS
+    marks: tuple[str, ...] = ()  # speech mark types asked for (``Engine.marks``), besides or instead of audio
+    captions: tuple[str, ...] = ()  # caption formats asked for (``Engine.captions``)
+
+    def spoken(self, text: str) -> str:
+        """``text`` (a piece of this request's) as the model would read it: what marks are measured in."""
+        if not self.options.normalize:
+            return text
+        try:
+            return normalize(text, self.options.lang)
+        except EmptyText:
+            return ""
 
     @property
     def model_text(self) -> str:
@@ -208,11 +224,19 @@ class Preparer:
         self.max_text_chars = config.max_text_chars(env)
 
     def prepare(
-        self, text: str, options: SynthesisOptions | None = None, *, limits: Limits = NO_LIMITS, format: str = DEFAULT_FORMAT
+        self,
+        text: str,
+        options: SynthesisOptions | None = None,
+        *,
+        limits: Limits = NO_LIMITS,
+        format: str = DEFAULT_FORMAT,
+        marks: object = (),
+        captions: object = (),
     ) -> Prepared:
         options = options or SynthesisOptions()
         chunks = self._chunks(text, options, limits)
-        return Prepared(text, tuple(chunks), options, self.assets.voice(options.voice), audio_format(format), limits)
+        return Prepared(text, tuple(chunks), options, self.assets.voice(options.voice), audio_format(format), limits,
+                        check_mark_types(marks) if marks else (), check_caption_formats(captions) if captions else ())
 
     def _chunks(self, text: str, options: SynthesisOptions, limits: Limits) -> list[str]:
         if not isinstance(text, str):
@@ -231,7 +255,8 @@ class Preparer:
             raise EmptyText()
         limits.check_spoken(spoken)
         self.encoder.check(spoken)
-        chunks = [c for c in chunk_text(spoken, options.chunk_chars) if model_text(c, None).strip(". ")]
+        pack = options.chunking == "packed"
+        chunks = [c for c in chunk_text(spoken, options.chunk_chars, pack=pack) if model_text(c, None).strip(". ")]
         if not chunks:
             raise EmptyText("text has nothing to say once symbols and emoji are removed: send words")
         return chunks
@@ -291,12 +316,20 @@ class Engine:
     # --- synthesis ---------------------------------------------------------------------------------
 
     def prepare(
-        self, text: str, options: SynthesisOptions | None = None, *, limits: Limits = NO_LIMITS, format: str = DEFAULT_FORMAT
+        self,
+        text: str,
+        options: SynthesisOptions | None = None,
+        *,
+        limits: Limits = NO_LIMITS,
+        format: str = DEFAULT_FORMAT,
+        marks: object = (),
+        captions: object = (),
     ) -> Prepared:
         """Check ``text`` with ``options`` (defaults: ``SynthesisOptions()``) and split it into chunks;
         raises the typed ``InvalidRequest`` errors. ``limits`` bound the text here and the forecast
-        audio when it is synthesized; ``format`` is the file ``synthesize(into=...)`` will write."""
-        return self.preparer.prepare(text, options, limits=limits, format=format)
+        audio when it is synthesized; ``format`` is the file ``synthesize(into=...)`` will write;
+        ``marks`` (``sentence``, ``word``) and ``captions`` (``srt``, ``vtt``) what else is wanted."""
+        return self.preparer.prepare(text, options, limits=limits, format=format, marks=marks, captions=captions)
 
     def stream(
         self, request: str | Prepared, options: SynthesisOptions | None = None, *, deadline: float | Deadline | None = None
@@ -394,6 +427,38 @@ class Engine:
                 deadline.chunks_done = index + 1
                 yield AudioChunk(timing, np.concatenate([lead, wav]) if lead.size else wav)
 
+    # --- where the audio will be: marks and captions without synthesis ------------------------------
+
+    def timeline(self, prepared: Prepared, *, deadline: float | Deadline | None = None) -> list[ChunkTiming]:
+        """Where each chunk's audio will sit, from the duration predictor alone (milliseconds a
+        chunk): the very ``start_s``/``end_s`` that ``stream`` reports (``synth_ms`` is 0)."""
+        clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)
+        gap = self.gap(prepared.options)
+        timings, position = [], 0
+        with clock:
+            for index, chunk in enumerate(prepared.chunks):
+                plan = self._plan(chunk, prepared.style, prepared.options, clock)
+                start = position + (gap if index else 0)
+                position = start + self._chunk_frames(plan.duration)
+                timings.append(ChunkTiming(index, chunk, start / self.sample_rate, position / self.sample_rate, plan.speech_s, 0.0))
+        return timings
+
+    def marks(
+        self, prepared: Prepared, types: object = None, *, timeline: list[ChunkTiming] | None = None,
+        deadline: float | Deadline | None = None,
+    ) -> list[SpeechMark]:
+        """Polly-style speech marks of ``types`` (default: the request's, else sentences and words)
+        for the audio ``prepared`` makes; ``timeline`` reuses timings already known (a synthesis's)."""
+        kinds = check_mark_types(types) if types is not None else (prepared.marks or ("sentence", "word"))
+        timings = timeline if timeline is not None else self.timeline(prepared, deadline=deadline)
+        spans = [Span(t.text, t.start_s, t.end_s) for t in timings]
+        return speech_marks(prepared.text, prepared.spoken, spans, kinds)
+
+    def captions(self, prepared: Prepared, fmt: str = "srt", *, timeline: list[ChunkTiming] | None = None,
+                 deadline: float | Deadline | None = None) -> str:
+        """SubRip (``srt``) or WebVTT (``vtt``) captions for the audio ``prepared`` makes, a cue a sentence."""
+        return captions(self.marks(prepared, ("sentence", "word"), timeline=timeline, deadline=deadline), fmt)
+
     # --- one chunk at a time, anywhere: the parts of a long text ------------------------------------
 
     def parts(self, prepared: Prepared, *, deadline: float | Deadline | None = None) -> list[Part]:
@@ -462,18 +527,24 @@ class Engine:
         wav, *_ = deadline.run(s.vocoder, {"latent": latent})
         return wav.reshape(-1)
 
+    def _latent_len(self, duration: np.ndarray) -> int:
+        """Latent frames of a chunk of ``duration``, with the official arithmetic (same dtypes, same rounding)."""
+        frame = self.assets.samples_per_frame
+        return int(((duration.max() * self.sample_rate + frame - 1) / frame).astype(np.int32))
+
+    def _chunk_frames(self, duration: np.ndarray) -> int:
+        """Samples the vocoder makes for a chunk of ``duration``: a frame's worth per latent frame."""
+        return self._latent_len(duration) * self.assets.samples_per_frame
+
     def _noise_size(self, duration: np.ndarray) -> int:
         """How many normals ``_noise`` draws for ``duration``."""
-        frame = self.assets.samples_per_frame
-        latent_len = int(((duration.max() * self.sample_rate + frame - 1) / frame).astype(np.int32))
-        return len(duration) * self.assets.latent_channels * latent_len
+        return len(duration) * self.assets.latent_channels * self._latent_len(duration)
 
     def _noise(self, duration: np.ndarray, rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
         """Initial latent noise and its mask, drawn with the official arithmetic (same dtypes, same rounding)."""
         frame = self.assets.samples_per_frame
-        wav_len_max = duration.max() * self.sample_rate
         wav_lengths = (duration * self.sample_rate).astype(np.int64)
-        latent_len = ((wav_len_max + frame - 1) / frame).astype(np.int32)
+        latent_len = self._latent_len(duration)
         latent_lengths = (wav_lengths + frame - 1) // frame
         longest = int(np.max(latent_lengths))
         latent_mask = (np.arange(longest) < latent_lengths[:, None]).astype(np.float32).reshape(-1, 1, longest)

@@ -44,8 +44,11 @@ def default_max_chunk_chars(lang: str) -> int:
     return DEFAULT_MAX_CHUNK_CHARS_KO if lang == "ko" else DEFAULT_MAX_CHUNK_CHARS
 
 
-def chunk_text(text: str, max_chars: int) -> list[str]:
-    """Split ``text`` into non-empty chunks of at most ``max_chars`` characters, at the most natural boundaries."""
+def chunk_text(text: str, max_chars: int, *, pack: bool = True) -> list[str]:
+    """Split ``text`` into non-empty chunks of at most ``max_chars`` characters, at the most natural boundaries.
+
+    ``pack`` False: one sentence a chunk (a long one still cut), so every sentence starts a chunk
+    and its time in the audio is known exactly."""
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_CHUNK_CHARS:
         raise InvalidParameter(
             f"max_chunk_chars must be a whole number of at least {MIN_CHUNK_CHARS}, got {max_chars!r}",
@@ -58,8 +61,36 @@ def chunk_text(text: str, max_chars: int) -> list[str]:
             sentence = sentence.strip()
             if sentence:
                 pieces.extend(_split_long(sentence, max_chars, _FINER_BREAKS))
-        chunks.extend(_pack_sentences(pieces, max_chars))
+        chunks.extend(_pack_sentences(pieces, max_chars) if pack else pieces)
     return chunks
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each sentence of ``text``, as ``chunk_text`` finds them (paragraphs,
+    then the official sentence breaks), in ``text``'s own positions, surrounding whitespace left out."""
+    spans: list[tuple[int, int]] = []
+    for paragraph in _spans_between(text, _PARAGRAPH_BREAK, 0, len(text)):
+        spans.extend(_spans_between(text, _SENTENCE_BREAK, *paragraph))
+    return spans
+
+
+def _spans_between(text: str, separator: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:
+    """The stripped, non-empty pieces of ``text[start:end]`` between matches of ``separator``."""
+    pieces = []
+    position = start
+    for match in separator.finditer(text, start, end):
+        pieces.append((position, match.start()))
+        position = match.end()
+    pieces.append((position, end))
+    stripped = []
+    for a, b in pieces:
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            stripped.append((a, b))
+    return stripped
 
 
 def _pack_sentences(sentences: list[str], max_chars: int) -> list[str]:

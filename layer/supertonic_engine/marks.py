@@ -1,0 +1,254 @@
+"""Speech marks in Amazon Polly's shape, and captions (SRT, WebVTT) made from them.
+
+A mark is ``{"time": ms, "type": "sentence"|"word", "start": byte, "end": byte, "value": text}``:
+``start``/``end`` are byte offsets into the UTF-8 text as sent, as Polly defines them, and
+``time`` is where the audio of that text begins. The audio's layout comes from the duration
+predictor alone (``Engine.timeline``), the same numbers synthesis uses, so marks cost milliseconds
+and describe exactly the audio the same request returns.
+
+What is exact and what is estimated (each mark says, ``"estimated": true|false``): a chunk's start
+is exact, so a sentence that starts a chunk is exact; with ``chunking="sentence"`` every sentence
+does. Inside a chunk the model offers no alignment (the duration predictor gives one length per
+chunk), so a later sentence's or a word's time is placed by its share of the chunk's spoken
+characters.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import InvalidParameter
+from .text.chunking import sentence_spans
+
+MARK_TYPES = ("sentence", "word")
+CAPTION_FORMATS = ("srt", "vtt")
+CAPTION_TYPES = {"srt": "application/x-subrip; charset=utf-8", "vtt": "text/vtt; charset=utf-8"}
+MARKS_CONTENT_TYPE = "application/x-json-stream"  # what Polly answers speech marks with
+CAPTION_LINE_CHARS = 42  # the usual subtitle line; two lines a cue at most
+_WORD = re.compile(r"\S+")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class SpeechMark:
+    type: str
+    time_ms: int
+    end_ms: int  # where this text's audio ends (for captions; Polly's marks do not carry it)
+    start: int  # byte offsets into the UTF-8 text
+    end: int
+    value: str
+    estimated: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"time": self.time_ms, "type": self.type, "start": self.start, "end": self.end,
+                "value": self.value, "estimated": self.estimated}
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where one chunk's audio sits: ``start_s``..``end_s``, the ``text`` the model reads there."""
+
+    text: str
+    start_s: float
+    end_s: float
+
+
+def check_mark_types(value: object, field: str = "marks") -> tuple[str, ...]:
+    """``["sentence", "word"]`` (or ``"sentence,word"`` from a query string or metadata) as a tuple, checked."""
+    if isinstance(value, str):
+        value = [item.strip() for item in value.split(",") if item.strip()]
+    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
+        raise InvalidParameter(f"{field} must be a list of mark types ({', '.join(MARK_TYPES)}), got {value!r}", field=field)
+    unknown = [v for v in value if v not in MARK_TYPES]
+    if unknown:
+        raise InvalidParameter(f"{field}: {unknown[0]!r} is not a mark type this function makes; "
+                               f"types are {', '.join(MARK_TYPES)} (Polly's viseme and ssml are not)", field=field)
+    return tuple(t for t in MARK_TYPES if t in value)
+
+
+def check_caption_formats(value: object, field: str = "captions") -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [item.strip() for item in value.split(",") if item.strip()]
+    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
+        raise InvalidParameter(f"{field} must be a list of caption formats ({', '.join(CAPTION_FORMATS)}), got {value!r}",
+                               field=field)
+    unknown = [v for v in value if v.lower() not in CAPTION_FORMATS]
+    if unknown:
+        raise InvalidParameter(f"{field}: {unknown[0]!r} is not a caption format; formats are {', '.join(CAPTION_FORMATS)}",
+                               field=field)
+    return tuple(f for f in CAPTION_FORMATS if f in {v.lower() for v in value})
+
+
+def speech_marks(text: str, spoken_of: Callable[[str], str], spans: Sequence[Span], types: Sequence[str]) -> list[SpeechMark]:
+    """The marks of ``types`` for ``text``, whose chunks (as read, ``spoken_of`` applied) sit at ``spans``.
+
+    Sentences are found in ``text`` as the chunker finds them in the spoken text, and each is read
+    alone to find where it falls among the chunks' characters (whitespace aside). Should reading a
+    sentence alone differ from reading it in context, positions fall back to proportions of the
+    whole, and every mark says it is estimated.
+    """
+    clock = _Clock(spans)
+    sentences = sentence_spans(text)
+    spoken = [_squash(spoken_of(text[a:b])) for a, b in sentences]
+    total = sum(len(s) for s in spoken)
+    scale = 1.0 if total == clock.total else clock.total / max(1, total)
+    exact_layout = scale == 1.0 and "".join(spoken) == clock.stream
+    to_bytes = _ByteOffsets(text)
+    marks: list[SpeechMark] = []
+    position = 0.0
+    for (a, b), said in zip(sentences, spoken, strict=True):
+        start, end = position * scale, (position + len(said)) * scale
+        position += len(said)
+        if not said:
+            continue
+        if "sentence" in types:
+            time_s, exact = clock.at(start)
+            marks.append(SpeechMark("sentence", _ms(time_s), _ms(clock.end_at(end)), to_bytes(a), to_bytes(b),
+                                    text[a:b], estimated=not (exact and exact_layout)))
+        if "word" in types:
+            marks.extend(_words(text, a, b, start, end, spoken_of, clock, to_bytes, exact_layout))
+    return marks
+
+
+def _words(text: str, a: int, b: int, start: float, end: float, spoken_of: Callable[[str], str], clock: _Clock,
+           to_bytes: _ByteOffsets, exact_layout: bool) -> list[SpeechMark]:
+    words = [m.span() for m in _WORD.finditer(text, a, b)]
+    weights = [len(_squash(spoken_of(text[x:y]))) for x, y in words]
+    total = sum(weights)
+    if not total:
+        return []
+    marks = []
+    done = 0
+    for (x, y), weight in zip(words, weights, strict=True):
+        w_start = start + (end - start) * done / total
+        done += weight
+        w_end = start + (end - start) * done / total
+        if not weight or not any(c.isalnum() for c in text[x:y]):  # a dash, a symbol: a pause, not a word
+            continue
+        time_s, exact = clock.at(w_start)
+        marks.append(SpeechMark("word", _ms(time_s), _ms(clock.end_at(w_end)), to_bytes(x), to_bytes(y), text[x:y],
+                                estimated=not (exact and exact_layout)))
+    return marks
+
+
+class _Clock:
+    """Positions in the chunks' spoken characters (whitespace aside) to seconds of audio."""
+
+    def __init__(self, spans: Sequence[Span]) -> None:
+        self.spans = list(spans)
+        squashed = [_squash(s.text) for s in self.spans]
+        self.offsets = [0]
+        for piece in squashed:
+            self.offsets.append(self.offsets[-1] + len(piece))
+        self.stream = "".join(squashed)
+        self.total = self.offsets[-1]
+
+    def at(self, position: float) -> tuple[float, bool]:
+        """Seconds where ``position`` is heard, and whether that is exact (a chunk's first character)."""
+        if not self.spans:
+            return 0.0, False
+        index = min(max(0, bisect_right(self.offsets, position) - 1), len(self.spans) - 1)
+        return self._time(index, position), position == self.offsets[index]
+
+    def end_at(self, position: float) -> float:
+        """Seconds where the character before ``position`` ends: a chunk's last one ends with its audio."""
+        if not self.spans:
+            return 0.0
+        index = min(max(0, bisect_right(self.offsets, position - 1e-9) - 1), len(self.spans) - 1)
+        return self._time(index, position)
+
+    def _time(self, index: int, position: float) -> float:
+        span = self.spans[index]
+        length = self.offsets[index + 1] - self.offsets[index]
+        share = 0.0 if not length else min(1.0, max(0.0, (position - self.offsets[index]) / length))
+        return span.start_s + share * (span.end_s - span.start_s)
+
+
+class _ByteOffsets:
+    """Character positions of one text to UTF-8 byte offsets."""
+
+    def __init__(self, text: str) -> None:
+        self.prefix = [0]
+        for char in text:
+            self.prefix.append(self.prefix[-1] + len(char.encode("utf-8", "surrogatepass")))
+
+    def __call__(self, index: int) -> int:
+        return self.prefix[index]
+
+
+def _squash(text: str) -> str:
+    return _SPACE.sub("", text)
+
+
+def _ms(seconds: float) -> int:
+    return int(round(seconds * 1000.0))
+
+
+# --- captions ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cue:
+    start_ms: int
+    end_ms: int
+    text: str
+
+
+def caption_cues(marks: Sequence[SpeechMark], line_chars: int = CAPTION_LINE_CHARS) -> list[Cue]:
+    """A cue per sentence; one too long for two lines is cut at words, each piece timed by its first word."""
+    sentences = [m for m in marks if m.type == "sentence"]
+    words = [m for m in marks if m.type == "word"]
+    cues: list[Cue] = []
+    for sentence in sentences:
+        inside = [w for w in words if sentence.start <= w.start and w.end <= sentence.end]
+        if _fits(sentence.value, line_chars) or len(inside) < 2:
+            cues.append(Cue(sentence.time_ms, sentence.end_ms, _wrap(sentence.value, line_chars)))
+            continue
+        group: list[SpeechMark] = []
+        for word in inside:
+            if group and not _fits(" ".join(w.value for w in [*group, word]), line_chars):
+                cues.append(Cue(group[0].time_ms, word.time_ms, _wrap(" ".join(w.value for w in group), line_chars)))
+                group = []
+            group.append(word)
+        cues.append(Cue(group[0].time_ms, sentence.end_ms, _wrap(" ".join(w.value for w in group), line_chars)))
+    return cues
+
+
+def captions(marks: Sequence[SpeechMark], fmt: str) -> str:
+    """SubRip or WebVTT text of ``marks`` (sentence marks, word marks to cut long sentences)."""
+    cues = caption_cues(marks)
+    if fmt == "srt":
+        return "".join(f"{n}\n{_stamp(c.start_ms, ',')} --> {_stamp(c.end_ms, ',')}\n{c.text}\n\n"
+                       for n, c in enumerate(cues, 1))
+    if fmt == "vtt":
+        return "WEBVTT\n\n" + "".join(f"{_stamp(c.start_ms, '.')} --> {_stamp(c.end_ms, '.')}\n{c.text}\n\n" for c in cues)
+    raise InvalidParameter(f"caption format must be one of {', '.join(CAPTION_FORMATS)}, got {fmt!r}", field="format")
+
+
+def _wrap(text: str, line_chars: int) -> str:
+    """One line, or two at the space nearest the middle that keeps both within ``line_chars`` (else
+    nearest the middle); a cue's text never holds a blank line, which would end the cue early."""
+    text = " ".join(text.split()).replace("-->", "->")  # the cue timing arrow, never inside a cue's text
+    if len(text) <= line_chars:
+        return text
+    spaces = [i for i, c in enumerate(text) if c == " "]
+    if not spaces:
+        return text
+    fitting = [i for i in spaces if i <= line_chars and len(text) - i - 1 <= line_chars]
+    cut = min(fitting or spaces, key=lambda i: abs(i - len(text) // 2))
+    return text[:cut] + "\n" + text[cut + 1 :]
+
+
+def _fits(text: str, line_chars: int) -> bool:
+    return all(len(line) <= line_chars for line in _wrap(text, line_chars).split("\n"))
+
+
+def _stamp(ms: int, separator: str) -> str:
+    hours, rest = divmod(max(0, ms), 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    seconds, millis = divmod(rest, 1000)
+    return f"{hours:02d}:{minutes:02d}:{seconds:02d}{separator}{millis:03d}"

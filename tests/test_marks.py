@@ -1,0 +1,103 @@
+"""Speech marks and captions: Polly's shape, byte offsets into the text as sent, and times that
+match the audio synthesis really makes (the stand-in's audio is noise; its timings are real)."""
+
+import json
+import re
+
+import pytest
+
+from supertonic_engine import Engine, InvalidParameter, SynthesisOptions
+from supertonic_engine.marks import caption_cues, check_mark_types
+
+TEXT = "Hello, Dr. Smith. The café opened in 2024! Did you see it?\n\nIt costs $5 — cheap."
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_model_dir):
+    return Engine.load(tiny_model_dir)
+
+
+def test_the_timeline_is_the_audio_synthesis_makes(engine):
+    for chunking in ("packed", "sentence"):
+        prepared = engine.prepare(TEXT * 3, SynthesisOptions(seed=3, steps=1, chunking=chunking))
+        made = engine.synthesize(prepared)
+        assert [(t.start_s, t.end_s) for t in engine.timeline(prepared)] == [(t.start_s, t.end_s) for t in made.chunks]
+        assert made.chunks[-1].end_s == made.frames / made.sample_rate
+
+
+def test_marks_name_each_sentence_and_word_by_its_utf8_bytes(engine):
+    prepared = engine.prepare(TEXT, SynthesisOptions(seed=1, steps=1), marks=["sentence", "word"])
+    marks = engine.marks(prepared)
+    raw = TEXT.encode("utf-8")
+    for mark in marks:
+        assert raw[mark.start:mark.end].decode("utf-8") == mark.value
+    sentences = [m.value for m in marks if m.type == "sentence"]
+    assert sentences == ["Hello, Dr. Smith.", "The café opened in 2024!", "Did you see it?", "It costs $5 — cheap."]
+    words = [m.value for m in marks if m.type == "word"]
+    assert words[:4] == ["Hello,", "Dr.", "Smith.", "The"] and "—" not in words  # a dash is not heard
+    times = [m.time_ms for m in marks]
+    assert times == sorted(times)
+    assert set(marks[0].to_json()) == {"time", "type", "start", "end", "value", "estimated"}
+
+
+def test_a_sentence_that_starts_a_chunk_is_exact_and_one_inside_a_chunk_says_it_is_estimated(engine):
+    packed = engine.prepare(TEXT, SynthesisOptions(seed=1, steps=1))
+    chunks = engine.timeline(packed)
+    sentences = [m for m in engine.marks(packed, ["sentence"])]
+    assert sentences[0].time_ms == 0 and not sentences[0].estimated
+    assert any(m.estimated for m in sentences)  # the first paragraph's three sentences share one chunk
+    starts = {round(t.start_s * 1000) for t in chunks}
+    assert all(m.time_ms in starts for m in sentences if not m.estimated)
+
+    alone = engine.prepare(TEXT, SynthesisOptions(seed=1, steps=1, chunking="sentence"))
+    exact = engine.marks(alone, ["sentence"])
+    assert not any(m.estimated for m in exact)
+    assert [m.time_ms for m in exact] == [round(t.start_s * 1000) for t in engine.timeline(alone)]
+
+
+def test_word_marks_are_estimates_inside_their_sentence(engine):
+    prepared = engine.prepare("One two three four. Five six.", SynthesisOptions(seed=1, steps=1, chunking="sentence"))
+    marks = engine.marks(prepared)
+    first, second = [m for m in marks if m.type == "sentence"]
+    words = [m for m in marks if m.type == "word"]
+    assert not words[0].estimated and all(w.estimated for w in words[1:4])
+    assert all(first.time_ms <= w.time_ms < first.end_ms for w in words[:4])
+    assert words[4].time_ms == second.time_ms
+
+
+def test_korean_marks_count_bytes_not_characters(engine):
+    text = "안녕하세요. 반갑습니다."
+    prepared = engine.prepare(text, SynthesisOptions(lang="ko", seed=1, steps=1))
+    sentences = [m for m in engine.marks(prepared, ["sentence"])]
+    assert [(m.start, m.end) for m in sentences] == [(0, 16), (17, 33)]
+
+
+def test_captions_are_valid_srt_and_webvtt_cut_at_words_when_a_sentence_is_long(engine):
+    long = "This sentence goes on and on with many words so that it cannot fit on the two lines a caption has. Short one."
+    prepared = engine.prepare(long, SynthesisOptions(seed=1, steps=1))
+    srt = engine.captions(prepared, "srt")
+    blocks = srt.strip().split("\n\n")
+    assert len(blocks) >= 3
+    stamp = r"\d\d:\d\d:\d\d,\d\d\d --> \d\d:\d\d:\d\d,\d\d\d"
+    for number, block in enumerate(blocks, 1):
+        lines = block.split("\n")
+        assert lines[0] == str(number) and re.fullmatch(stamp, lines[1]) and 1 <= len(lines[2:]) <= 2
+        assert all(len(line) <= 42 or " " not in line for line in lines[2:])
+    vtt = engine.captions(prepared, "vtt")
+    assert vtt.startswith("WEBVTT\n\n") and "-->" in vtt and "," not in vtt.split("\n")[2]
+    cues = caption_cues(engine.marks(prepared))
+    assert all(c.start_ms <= c.end_ms for c in cues) and [c.start_ms for c in cues] == sorted(c.start_ms for c in cues)
+
+
+@pytest.mark.parametrize("value", [[], "viseme", ["word", "ssml"], [1], {"a": 1}])
+def test_unknown_mark_types_are_refused_naming_the_field(engine, value):
+    with pytest.raises(InvalidParameter) as caught:
+        engine.prepare("Hello.", marks=value) if value != [] else check_mark_types(value)
+    assert caught.value.field == "marks"
+
+
+def test_marks_from_a_query_string_and_json_lines(engine):
+    prepared = engine.prepare("Hi there. Bye.", marks="word,sentence")
+    assert prepared.marks == ("sentence", "word")
+    lines = [json.dumps(m.to_json()) for m in engine.marks(prepared)]
+    assert all(json.loads(line)["type"] in ("sentence", "word") for line in lines)
