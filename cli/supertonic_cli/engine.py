@@ -18,6 +18,7 @@ from supertonic_engine import audio
 from supertonic_engine.assets import load_assets
 from supertonic_engine.deadline import Deadline
 from supertonic_engine.synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, Preparer, SynthesisOptions
+from supertonic_engine.marks import CAPTION_FORMATS, check_mark_types
 from supertonic_tools import prepare
 from supertonic_tools.models import locate_model
 
@@ -31,7 +32,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--steps", type=int, default=DEFAULT_STEPS)
     p.add_argument("--speed", type=float, default=DEFAULT_SPEED)
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--format", default=None, help="wav, flac, ogg, mp3, opus, pcm")
+    p.add_argument("--format", default=None, help="wav, flac, ogg, mp3, opus, pcm; srt or vtt: captions instead of audio")
+    p.add_argument("--marks", default=None, metavar="TYPE[,TYPE]",
+                   help="sentence, word or both: write Polly-style speech marks (JSON lines) to -o instead of audio")
+    p.add_argument("--chunking", default="packed", choices=("packed", "sentence"),
+                   help="packed (the official chunks) or sentence: one sentence a chunk, so every sentence mark is exact")
     p.add_argument("--timeout", type=float, default=None, help="hard deadline in seconds")
     p.add_argument("--no-normalize", action="store_true", help="read the text as given (no number/date/lexicon rewriting)")
     p.add_argument("--json", action="store_true", help="print the result's metadata as JSON")
@@ -68,12 +73,18 @@ def _read_text(arg: str) -> str:
 
 
 def _synthesize(args: argparse.Namespace) -> int:
-    fmt = args.format or Path(args.output).suffix.lstrip(".") or "wav"
-    audio.audio_format(fmt)  # an unknown format fails before the model loads
+    fmt = (args.format or Path(args.output).suffix.lstrip(".") or "wav").lower()
+    described = args.marks is not None or fmt in CAPTION_FORMATS
+    if args.marks is not None:
+        check_mark_types(args.marks, "--marks")  # before the model loads
+    elif not described:
+        audio.audio_format(fmt)  # an unknown format fails before the model loads
     options = SynthesisOptions(
         voice=args.voice, lang=args.lang, steps=args.steps, speed=args.speed, seed=args.seed,
-        normalize=not args.no_normalize,
+        normalize=not args.no_normalize, chunking=args.chunking,
     )
+    if described:
+        return _describe(args, options, fmt)
     started = time.perf_counter()
     engine = Engine.load(locate_model(args.model))
     load_s = time.perf_counter() - started
@@ -116,6 +127,25 @@ def _synthesize(args: argparse.Namespace) -> int:
             f"(RTF {summary['rtf']}), {len(result.chunks)} chunk(s), voice {options.voice}, lang {options.lang}, "
             f"model: {engine.model_kind}" + (f" ({STANDIN_NOTICE})" if engine.model_kind == "stand-in" else "")
         )
+    return 0
+
+
+def _describe(args: argparse.Namespace, options: SynthesisOptions, fmt: str) -> int:
+    """Speech marks or captions of the audio the same command would write, from the durations alone."""
+    engine = Engine.load(locate_model(args.model))
+    prepared = engine.prepare(_read_text(args.text), options)
+    if args.marks is not None:
+        marks = engine.marks(prepared, args.marks, deadline=args.timeout)
+        body = "".join(json.dumps(m.to_json(), ensure_ascii=False) + "\n" for m in marks)
+        what = f"{len(marks)} speech mark(s)"
+    else:
+        body = engine.captions(prepared, fmt, deadline=args.timeout)
+        what = f"{fmt} captions"
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(body, encoding="utf-8")
+    print(f"wrote {output}: {what}, voice {options.voice}, lang {options.lang}, model: {engine.model_kind}"
+          + (f" ({STANDIN_NOTICE}; its timings are real)" if engine.model_kind == "stand-in" else ""))
     return 0
 
 
