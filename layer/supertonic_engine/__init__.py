@@ -16,11 +16,13 @@
 
 from .audio import AudioWriter, available_formats, content_type, encode
 from .config import SessionConfig
+from .deadline import Deadline
 from .errors import (
     DeadlineExceeded,
     EmptyText,
     InvalidParameter,
     InvalidRequest,
+    InvalidVoiceBlend,
     ModelCorrupt,
     ModelError,
     ModelMissing,
@@ -30,8 +32,8 @@ from .errors import (
     UnknownVoice,
     UnsupportedCharacters,
     UnsupportedFormat,
+    VoiceFileCorrupt,
 )
-from .deadline import Deadline
 from .synthesis import AudioChunk, ChunkTiming, Engine, Limits, Part, Prepared, SynthesisOptions, SynthesisResult
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "Engine",
     "InvalidParameter",
     "InvalidRequest",
+    "InvalidVoiceBlend",
     "Limits",
     "Part",
     "ModelCorrupt",
@@ -59,6 +62,7 @@ __all__ = [
     "UnknownVoice",
     "UnsupportedCharacters",
     "UnsupportedFormat",
+    "VoiceFileCorrupt",
     "available_formats",
     "content_type",
     "encode",
