@@ -210,7 +210,7 @@ def _read_voice(name: str, path: Path) -> VoiceStyle:
     tensors = {}
     for key, shape in _VOICE_SHAPES.items():
         try:
-            entry = data[key]  # type: ignore[index]
+            entry = data[key]
             array = np.asarray(entry["data"], dtype=np.float32).reshape(*entry["dims"])
         except (KeyError, TypeError, ValueError) as exc:
             raise VoiceFileCorrupt(f"voice file {where} has no valid {key!r} ({exc}). {_VOICE_FIX}") from None
