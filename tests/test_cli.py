@@ -49,11 +49,24 @@ def test_synthesize_json_reports_chunks_and_reads_stdin(tiny_model_dir, tmp_path
     assert summary["duration_s"] == pytest.approx(sf.info(out).duration, abs=1e-3)
 
 
+def test_synthesize_blends_voices_and_reports_the_blend(tiny_model_dir, tmp_path):
+    outputs = {}
+    for voice in ("F1:7,M2:3", "F1"):
+        out = tmp_path / f"{voice.replace(':', '-').replace(',', '_')}.wav"
+        proc = run("synthesize", "Two voices in one.", "--voice", voice, "--steps", "1", "--seed", "4", "--json",
+                   "-o", str(out), "--model", str(tiny_model_dir))
+        assert proc.returncode == 0, proc.stderr
+        outputs[json.loads(proc.stdout)["voice"]] = out.read_bytes()
+    assert set(outputs) == {"F1:0.7,M2:0.3", "F1"} and outputs["F1:0.7,M2:0.3"] != outputs["F1"]
+
+
 @pytest.mark.parametrize(
     "args, field_hint",
     [
         (["synthesize", "", "-o", "x.wav"], "text is empty"),
         (["synthesize", "Hi.", "--voice", "nobody", "-o", "x.wav"], "voice 'nobody' not found"),
+        (["synthesize", "Hi.", "--voice", "F1:0.5,nobody:0.5", "-o", "x.wav"], "voice 'nobody' (in the blend 'F1:0.5,nobody:0.5') not found"),
+        (["synthesize", "Hi.", "--voice", "F1:0,M2:1", "-o", "x.wav"], "the weight of 'F1' is 0"),
         (["synthesize", "Hi.", "--lang", "klingon", "-o", "x.wav"], "language 'klingon'"),
         (["synthesize", "Hi.", "--steps", "0", "-o", "x.wav"], "steps must be"),
         (["synthesize", "Hi.", "-o", "x.aac"], "audio format 'aac'"),

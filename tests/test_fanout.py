@@ -117,6 +117,21 @@ def test_a_long_job_is_planned_rendered_in_parts_and_stitched_to_the_sequential_
     assert not [k for k in _folder_objects(s3) if "/parts/" in k or k.endswith("assembly.json")]
 
 
+def test_a_blended_voice_is_rendered_in_parts_to_the_sequential_audio_and_named_canonically(app, s3, queues):
+    _drop(app, s3, {**JOB, "voice": "nova:1,M2:2"})
+    messages = _receive(queues["parts"])
+    app.service.engine.assets._blends.clear()  # the part workers are other processes: no blend mixed there yet
+    answers = [app.lambda_handler(_event([message], queues["parts_arn"]), LambdaContext()) for message in messages]
+    assert all(a == {"batchItemFailures": []} for a in answers)
+    manifest = _manifest(s3)
+    assert manifest["status"] == "done" and manifest["voice"] == "F2:0.333,M2:0.667"
+    audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
+    from supertonic_engine import encode
+
+    expected = app.service.engine.synthesize(TEXT, SynthesisOptions(voice="F2:1,M2:2", steps=1, seed=5)).audio
+    assert audio == encode(expected, manifest["sample_rate"], "wav")
+
+
 def test_a_duplicate_delivery_does_no_second_work(app, s3, queues, json_logs):
     _drop(app, s3)
     messages = _receive(queues["parts"])

@@ -5,13 +5,14 @@ from __future__ import annotations
 import copy
 import importlib
 import json
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import boto3
 import pytest
@@ -485,6 +486,79 @@ def test_openai_formats_and_voices(app: Any) -> None:
     assert document["content_type"].startswith("audio/L16")
     refused = _call(app, _post({**body, "response_format": "aac"}, path="/v1/audio/speech"))
     assert refused.status == 422 and refused.json()["error"]["field"] == "format"
+
+
+BAD_BLENDS = [
+    ("F1:0.5,nobody:0.5", "unknown_voice", "voice 'nobody' (in the blend 'F1:0.5,nobody:0.5') not found; available: F1, F2"),
+    ("F1:0,M2:1", "invalid_voice_blend", "the weight of 'F1' is 0; weights must be greater than 0"),
+    ("F1:-1,M2:1", "invalid_voice_blend", "the weight of 'F1' is -1"),
+    ("F1:abc,M2:1", "invalid_voice_blend", "'abc', is not a number"),
+    ("F1,f1", "invalid_voice_blend", "voice 'F1' appears twice"),
+    ("F1,F2,F3,F4,F5,M1,M2,M3,M4", "invalid_voice_blend", "a blend mixes at most 8"),
+    ("F1,,M2", "invalid_voice_blend", "item 2 is empty"),
+]
+
+
+def test_a_blend_is_spoken_and_reported_by_its_canonical_name(app: Any) -> None:
+    answer = _call(app, _post({"text": "Two voices.", "voice": "f1:7, M2:3", "steps": 1, "format": "wav"}))
+    assert answer.status == 200 and answer.content_type == "audio/wav"
+    assert answer.headers["x-supertonic-voice"] == "F1:0.7,M2:0.3"
+    document = _call(app, _post({"text": "Two voices.", "voice": "F1,M2", "steps": 1}, headers={"accept": "application/json"})).json()
+    assert document["voice"] == "F1:0.5,M2:0.5"
+    plain = _call(app, _post({"text": "Two voices.", "voice": "F1", "steps": 1, "format": "wav"}))
+    assert plain.headers["x-supertonic-voice"] == "F1" and plain.body != answer.body
+
+
+@pytest.mark.parametrize("voice, code, message", BAD_BLENDS)
+def test_a_bad_blend_is_a_422_naming_the_voice_on_every_route(app: Any, s3: Any, voice: str, code: str, message: str) -> None:
+    query = urlencode({"text": "Hello.", "voice": voice})
+    answers = {
+        "json": _call(app, _post({"text": "Hello.", "voice": voice})),
+        "query": _call(app, _get("/", query, headers={"accept": "audio/wav"})),
+        "form": _call(app, _post_raw(query, "application/x-www-form-urlencoded")),
+        "openai": _call(app, _post({"input": "Hello.", "voice": voice}, path="/v1/audio/speech")),
+        "job": _call(app, _post({"text": "Hello.", "voice": voice}, path="/v1/jobs")),
+    }
+    for route, answer in answers.items():
+        error = answer.json()["error"]
+        assert (answer.status, error["code"], error["field"]) == (422, code, "voice"), route
+        assert message in error["message"], route
+    direct = app.lambda_handler({"text": "Hello.", "voice": voice}, LambdaContext())
+    assert direct["status"] == 422 and direct["error"]["field"] == "voice" and message in direct["error"]["message"]
+
+
+@pytest.mark.parametrize("voice, canonical", [("alloy:0.5,F2:0.5", "F1:0.5,F2:0.5"), ("nova,onyx", "F2:0.5,M2:0.5"), ("shimmer:3,echo:1", "F3:0.75,M1:0.25")])
+def test_openai_voice_names_blend_too(app: Any, voice: str, canonical: str) -> None:
+    body = {"model": "tts-1", "input": "Blended.", "voice": voice, "response_format": "wav"}
+    answer = _call(app, _post(body, path="/v1/audio/speech"))
+    assert answer.status == 200 and answer.headers["x-supertonic-voice"] == canonical
+    document = _call(app, _post(body, path="/v1/audio/speech", headers={"accept": "application/json"})).json()
+    assert document["voice"] == canonical
+
+
+def test_a_blend_in_the_query_string_and_a_direct_invoke(app: Any) -> None:
+    query = urlencode({"text": "From the address bar.", "voice": "F1:0.7,M2:0.3", "steps": "1"})
+    answer = _call(app, _get("/", query, headers={"accept": "audio/wav"}))
+    assert answer.status == 200 and answer.headers["x-supertonic-voice"] == "F1:0.7,M2:0.3"
+    direct = app.lambda_handler({"text": "Invoked.", "voice": "M2:1,F1:3", "steps": 1}, LambdaContext())
+    assert direct["voice"] == "M2:0.25,F1:0.75" and direct["audio_base64"]
+
+
+def test_a_custom_voice_is_listed_and_spoken_and_a_broken_one_fails_alone(app: Any, tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = Path(shutil.copytree(tiny_model_dir, tmp_path / "model"))
+    shutil.copy(model / "voice_styles" / "F3.json", model / "voice_styles" / "narrator.json")
+    (model / "voice_styles" / "broken.json").write_text('{"style_ttl": ')
+    monkeypatch.setattr(app, "service", Service.start(FunctionConfig(warm_up=False), model_dir=model))
+    listed = [voice["id"] for voice in _call(app, _get("/v1/voices")).json()["voices"]]
+    assert "narrator" in listed and "broken" in listed
+    for voice in ("narrator", "Narrator:0.6,M1:0.4"):
+        answer = _call(app, _post({"text": "A voice of my own.", "voice": voice, "steps": 1, "format": "wav"}))
+        assert answer.status == 200, answer.json()
+    broken = _call(app, _post({"text": "Hello.", "voice": "broken"}))
+    error = broken.json()["error"]
+    assert broken.status == 503 and error["field"] == "voice" and error["code"] == "voice_corrupt"
+    assert "voice file voice_styles/broken.json is not valid JSON" in error["message"] and str(model) not in error["message"]
+    assert _call(app, _post({"text": "Still here.", "voice": "F1", "steps": 1})).status == 200
 
 
 def test_logs_are_json_with_the_request_id_and_metrics_are_emf(app: Any, json_logs: Any, capsys: pytest.CaptureFixture[str]) -> None:

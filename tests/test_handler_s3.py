@@ -244,6 +244,20 @@ def test_metadata_sets_the_options_of_a_txt(app: Any, s3: Any) -> None:
     assert audio_info(audio).format == "FLAC"
 
 
+def test_a_blend_in_metadata_or_a_json_job_is_rendered_and_a_bad_one_fails_naming_the_voice(app: Any, s3: Any) -> None:
+    s3.put_object(Bucket=INPUT_BUCKET, Key="input/blend.txt", Body=b"Two voices from metadata.", Metadata={"voice": "nova:1,M2:3", "steps": "1"})
+    (result,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/blend.txt", s3))
+    assert _manifest(s3, result["manifest_key"])["voice"] == "F2:0.25,M2:0.75"
+    job = json.dumps({"text": "Two voices from a job.", "voice": "F1,M3", "steps": 1}).encode()
+    (result,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/blend.json", s3, job))
+    assert _manifest(s3, result["manifest_key"])["voice"] == "F1:0.5,M3:0.5"
+    bad = json.dumps({"text": "Hello.", "voice": "F1:0.5,F1:0.5"}).encode()
+    (result,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/bad-blend.json", s3, bad))
+    manifest = _manifest(s3, result["manifest_key"])
+    assert manifest["status"] == "failed" and manifest["http_status"] == 422
+    assert manifest["error"]["field"] == "voice" and "voice 'F1' appears twice" in manifest["error"]["message"]
+
+
 def test_upload_time_is_kept_in_proportion_to_the_audio(app: Any, s3: Any) -> None:
     body = json.dumps({"text": "A story that takes a while to tell. " * 24, "steps": 2}).encode()
     (probe,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/probe.json", s3, body))

@@ -103,6 +103,7 @@ def _synthesize(args: argparse.Namespace) -> int:
     finally:
         if os.path.exists(partial):
             os.unlink(partial)
+    options = prepared.options  # a blend's canonical name: "F1:7,M2:3" is reported as "F1:0.7,M2:0.3"
     summary = {
         "output": str(output),
         "format": audio.audio_format(fmt).name,

@@ -18,6 +18,7 @@ from supertonic_engine.errors import (
     DeadlineExceeded,
     InvalidParameter,
     InvalidRequest,
+    InvalidVoiceBlend,
     ModelError,
     ModelNotConfigured,
     SupertonicError,
@@ -26,6 +27,7 @@ from supertonic_engine.errors import (
     UnknownVoice,
     UnsupportedCharacters,
     UnsupportedFormat,
+    VoiceFileCorrupt,
 )
 from supertonic_engine.storage import (
     ObjectMissing,
@@ -193,6 +195,7 @@ HTTP_STATUS: Mapping[type[BaseException], int] = {
     UnsupportedMediaType: 415,
     UnsupportedCharacters: 422,
     UnknownVoice: 422,
+    InvalidVoiceBlend: 422,
     UnknownLanguage: 422,
     UnsupportedFormat: 422,
     TextNotUtf8: 422,
@@ -218,6 +221,7 @@ PRIVATE_MESSAGES: Mapping[type[BaseException], str | None] = {
     ObjectMissing: "an object the request needs is not in the function's storage",
     ModelError: "the function's model could not be loaded",
     ModelNotConfigured: None,
+    VoiceFileCorrupt: None,  # names the file as voice_styles/NAME.json, no path on disk
 }
 
 INTERNAL_ERROR_CODE = "internal_error"

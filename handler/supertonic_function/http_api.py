@@ -65,7 +65,8 @@ CORS_ALLOW_HEADERS = (
 # Custom headers a browser page may read from a cross-origin response.
 CORS_EXPOSE_HEADERS = (
     "x-supertonic-duration-s", "x-supertonic-sample-rate", "x-supertonic-rtf", "x-supertonic-synth-ms",
-    "x-supertonic-chunks", "x-supertonic-model", "x-supertonic-precision", "x-supertonic-error", "location",
+    "x-supertonic-chunks", "x-supertonic-model", "x-supertonic-precision", "x-supertonic-voice", "x-supertonic-error",
+    "location",
 )
 CORS_MAX_AGE_S = 3600
 OPENAPI_FILE = "openapi.json"

@@ -15,6 +15,7 @@ import io
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import quote
 
 from supertonic_engine import AudioWriter, Deadline, Engine, Prepared, SynthesisResult
 from supertonic_engine.audio import content_type
@@ -94,6 +95,8 @@ class Rendered:
             "x-supertonic-chunks": str(len(r.chunks)),
             "x-supertonic-model": r.model_kind,
             "x-supertonic-precision": r.precision,
+            # A custom voice's file name may be any text; a header value must be ASCII.
+            "x-supertonic-voice": quote(self.request.options.voice, safe=":,."),
         }
 
 

@@ -3,12 +3,15 @@
 OpenAI's names are mapped by the register they are known for (nova, shimmer, coral, sage: higher;
 onyx, echo, ash, ballad: lower), so code written for ``/v1/audio/speech`` gets a plausible voice
 instead of an error. Unknown names are left as given: the engine raises ``UnknownVoice``
-listing what is available.
+listing what is available. In a blend (``"alloy:0.5,F2:0.5"``) each voice is mapped so; the
+engine reads the blend itself (``supertonic_engine.voice_blend``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from supertonic_engine.voice_blend import rename_voices
 
 OPENAI_VOICES: dict[str, str] = {
     "alloy": "F1",
@@ -28,6 +31,11 @@ OPENAI_VOICES: dict[str, str] = {
 
 
 def resolve_voice(name: str, available: Sequence[str]) -> str:
+    """``name`` in the model's spelling: one voice, or each voice of a blend, mapped by ``resolve_one``."""
+    return rename_voices(name, lambda voice: resolve_one(voice, available))
+
+
+def resolve_one(name: str, available: Sequence[str]) -> str:
     """The model voice for ``name``: exact, case-insensitive, or an OpenAI alias whose target exists."""
     if name in available:
         return name

@@ -19,11 +19,13 @@
 
 from .audio import AudioWriter, available_formats, content_type, encode
 from .config import SessionConfig
+from .deadline import Deadline
 from .errors import (
     DeadlineExceeded,
     EmptyText,
     InvalidParameter,
     InvalidRequest,
+    InvalidVoiceBlend,
     ModelCorrupt,
     ModelError,
     ModelMissing,
@@ -33,8 +35,8 @@ from .errors import (
     UnknownVoice,
     UnsupportedCharacters,
     UnsupportedFormat,
+    VoiceFileCorrupt,
 )
-from .deadline import Deadline
 from .marks import SpeechMark
 from .synthesis import AudioChunk, ChunkTiming, Engine, Limits, Part, Prepared, SynthesisOptions, SynthesisResult
 
@@ -48,6 +50,7 @@ __all__ = [
     "Engine",
     "InvalidParameter",
     "InvalidRequest",
+    "InvalidVoiceBlend",
     "Limits",
     "Part",
     "ModelCorrupt",
@@ -64,6 +67,7 @@ __all__ = [
     "UnknownVoice",
     "UnsupportedCharacters",
     "UnsupportedFormat",
+    "VoiceFileCorrupt",
     "available_formats",
     "content_type",
     "encode",

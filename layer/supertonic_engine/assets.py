@@ -2,6 +2,9 @@
 
     onnx/duration_predictor.onnx  onnx/text_encoder.onnx  onnx/vector_estimator.onnx
     onnx/vocoder.onnx  onnx/tts.json  onnx/unicode_indexer.json  voice_styles/{M1..M5,F1..F5}.json
+
+Any other ``voice_styles/NAME.json`` in the same shape is a custom voice named NAME. Voices are
+read when first used, so a malformed file fails only the requests for its voice.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -17,8 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from . import config
-from .errors import ModelCorrupt, ModelMissing, UnknownVoice
+from .errors import ModelCorrupt, ModelMissing, UnknownVoice, VoiceFileCorrupt
 from .standin_marker import is_standin
+from .voice_blend import ITEM_SEPARATOR, WEIGHT_SEPARATOR, is_blend, mix, parse_blend
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +36,7 @@ def graph_files(model_dir: Path) -> dict[str, Path]:
 CONFIG_FILE = "onnx/tts.json"
 INDEXER_FILE = "onnx/unicode_indexer.json"
 VOICES_DIR = "voice_styles"
+BLEND_CACHE_SIZE = 64  # blended styles kept, least recently used dropped: a hot blend is mixed once
 
 _FIX = (
     "Point SUPERTONIC_MODEL_DIR (or --model) at a complete model directory: "
@@ -56,6 +62,7 @@ class ModelAssets:
     tts_config: dict
     voice_paths: dict[str, Path]
     _voices: dict[str, VoiceStyle] = field(default_factory=dict, repr=False)
+    _blends: OrderedDict[str, VoiceStyle] = field(default_factory=OrderedDict, repr=False)
 
     @property
     def kind(self) -> str:
@@ -91,13 +98,32 @@ class ModelAssets:
         return sorted(self.voice_paths)
 
     def voice(self, name: str) -> VoiceStyle:
-        """Load a voice once and keep it; unknown names list the available ones."""
+        """One voice (``F1``) or a blend (``F1:0.7,M2:0.3``, see ``voice_blend``); the style's
+        ``name`` is the canonical one. Unknown names list the available ones."""
+        if not is_blend(name):
+            return self._file_voice(name)
+        blend = parse_blend(name)
+        cached = self._blends.get(blend.name)
+        if cached is not None:
+            self._blends.move_to_end(blend.name)
+            return cached
+        styles = [self._file_voice(voice, blend=name) for voice in blend.voices]
+        if len(styles) == 1:
+            return styles[0]  # a blend of one voice is the voice, bit for bit
+        style = VoiceStyle(blend.name, mix(blend, [s.ttl for s in styles]), mix(blend, [s.dp for s in styles]))
+        self._blends[blend.name] = style
+        if len(self._blends) > BLEND_CACHE_SIZE:
+            self._blends.popitem(last=False)
+        return style
+
+    def _file_voice(self, name: str, blend: str | None = None) -> VoiceStyle:
+        """A voice file's style, read once and kept."""
         cached = self._voices.get(name)
         if cached is not None:
             return cached
         path = self.voice_paths.get(name)
         if path is None:
-            raise UnknownVoice(name, self.voice_paths)
+            raise UnknownVoice(name, self.voice_paths, blend)
         style = _read_voice(name, path)
         self._voices[name] = style
         return style
@@ -118,7 +144,7 @@ def load_assets(model_dir: str | os.PathLike[str]) -> ModelAssets:
     graphs = graph_files(root)
     missing = [str(path.relative_to(root)) for path in graphs.values() if not path.is_file()]
     missing += [name for name in (CONFIG_FILE, INDEXER_FILE) if not (root / name).is_file()]
-    voice_paths = {p.stem: p for p in sorted((root / VOICES_DIR).glob("*.json"))}
+    voice_paths = _voice_files(root / VOICES_DIR)
     if not voice_paths:
         missing.append(f"{VOICES_DIR}/*.json")
     if missing:
@@ -150,21 +176,47 @@ def _read_json(path: Path) -> object:
         raise ModelMissing(f"{path} cannot be read ({exc.strerror}). {_FIX}") from None
 
 
+def _voice_files(directory: Path) -> dict[str, Path]:
+    """``NAME.json`` -> NAME for every voice file; a name a blend could not spell is skipped, with a warning."""
+    found = {}
+    for path in sorted(directory.glob("*.json")):
+        if ITEM_SEPARATOR in path.stem or WEIGHT_SEPARATOR in path.stem or path.stem != path.stem.strip():
+            logger.warning(
+                "ignoring voice file %s: a voice name cannot hold %r or %r or start or end with a space; rename the file",
+                path, ITEM_SEPARATOR, WEIGHT_SEPARATOR,
+            )
+            continue
+        found[path.stem] = path
+    return found
+
+
 _VOICE_SHAPES = {"style_ttl": (50, 256), "style_dp": (8, 16)}
+_VOICE_FIX = (
+    "Replace it with a file in the official voice_styles shape: "
+    '{"style_ttl": {"dims": [1, 50, 256], "data": [...]}, "style_dp": {"dims": [1, 8, 16], "data": [...]}}'
+)
 
 
 def _read_voice(name: str, path: Path) -> VoiceStyle:
-    data = _read_json(path)
+    """The voice in ``path``; ``VoiceFileCorrupt`` names the file as ``voice_styles/NAME.json``, which
+    a caller may see (a full path stays in the logs)."""
+    where = f"{VOICES_DIR}/{path.name}"
+    try:
+        data = json.loads(path.read_bytes())
+    except OSError as exc:
+        raise VoiceFileCorrupt(f"voice file {where} cannot be read ({exc.strerror}). {_VOICE_FIX}") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError; their text holds no path
+        raise VoiceFileCorrupt(f"voice file {where} is not valid JSON ({exc}). {_VOICE_FIX}") from None
     tensors = {}
     for key, shape in _VOICE_SHAPES.items():
         try:
-            entry = data[key]  # type: ignore[index]
+            entry = data[key]
             array = np.asarray(entry["data"], dtype=np.float32).reshape(*entry["dims"])
         except (KeyError, TypeError, ValueError) as exc:
-            raise ModelCorrupt(f"voice file {path} has no valid {key!r} ({exc}). {_FIX}") from None
+            raise VoiceFileCorrupt(f"voice file {where} has no valid {key!r} ({exc}). {_VOICE_FIX}") from None
         if array.shape[1:] != shape or array.shape[0] != 1:
-            raise ModelCorrupt(f"voice file {path}: {key} has shape {list(array.shape)}, expected [1, {shape[0]}, {shape[1]}]. {_FIX}")
+            raise VoiceFileCorrupt(f"voice file {where}: {key} has shape {list(array.shape)}, expected [1, {shape[0]}, {shape[1]}]. {_VOICE_FIX}")
         if not np.isfinite(array).all():
-            raise ModelCorrupt(f"voice file {path}: {key} holds NaN or infinite values. {_FIX}")
+            raise VoiceFileCorrupt(f"voice file {where}: {key} holds NaN or infinite values. {_VOICE_FIX}")
         tensors[key] = array
     return VoiceStyle(name=name, ttl=tensors["style_ttl"], dp=tensors["style_dp"])

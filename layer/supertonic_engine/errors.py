@@ -111,10 +111,25 @@ class UnknownVoice(InvalidRequest):
     code = "unknown_voice"
     field = "voice"
 
-    def __init__(self, voice: str, available: Iterable[str]) -> None:
+    def __init__(self, voice: str, available: Iterable[str], blend: str | None = None) -> None:
         self.voice = voice
         self.available = sorted(available)
-        super().__init__(f"voice {voice!r} not found; available: {', '.join(self.available)}")
+        within = f" (in the blend {blend!r})" if blend is not None else ""
+        super().__init__(f"voice {voice!r}{within} not found; available: {', '.join(self.available)}")
+
+
+class InvalidVoiceBlend(InvalidRequest):
+    """A blend such as ``"F1:0.7,M2:0.3"`` that cannot be mixed: a bad weight, a voice twice, too many voices."""
+
+    code = "invalid_voice_blend"
+    field = "voice"
+
+    def __init__(self, blend: str, problem: str) -> None:
+        self.blend = blend
+        super().__init__(
+            f"voice blend {blend!r}: {problem}. Write it as NAME:WEIGHT pairs separated by commas, "
+            "e.g. 'F1:0.7,M2:0.3', or names only ('F1,M2') for equal weights"
+        )
 
 
 class UnknownLanguage(InvalidRequest):
@@ -167,6 +182,14 @@ class ModelNotConfigured(ModelMissing):
 
 class ModelCorrupt(ModelError):
     code = "model_corrupt"
+
+
+class VoiceFileCorrupt(ModelCorrupt):
+    """One file in ``voice_styles/`` (often a custom voice dropped there) is not a voice: only
+    requests for that voice fail. The message names the file inside the model directory, no full path."""
+
+    code = "voice_corrupt"
+    field = "voice"
 
 
 class FetchFailed(ModelError):

@@ -235,7 +235,10 @@ class Preparer:
     ) -> Prepared:
         options = options or SynthesisOptions()
         chunks = self._chunks(text, options, limits)
-        return Prepared(text, tuple(chunks), options, self.assets.voice(options.voice), audio_format(format), limits,
+        style = self.assets.voice(options.voice)
+        # A blend is reported (and stored in a job's parts) by its canonical name: "F1:0.7,M2:0.3".
+        options = options if style.name == options.voice else replace(options, voice=style.name)
+        return Prepared(text, tuple(chunks), options, style, audio_format(format), limits,
                         check_mark_types(marks) if marks else (), check_caption_formats(captions) if captions else ())
 
     def _chunks(self, text: str, options: SynthesisOptions, limits: Limits) -> list[str]:
