@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .described import describe
 from .errors import error_result, log_error
 from .rendering import render, synthesis_budget_s
 from .request import parse_request
@@ -19,10 +20,14 @@ from .service import Service
 def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
     try:
         request = parse_request(event, voices=service.voices, limits=service.config.sync_limits)
+        prepared = request.prepare(service.engine)
+        budget_s = synthesis_budget_s(context, service.config.deadline_margin_s)
+        if request.answer != "audio":
+            return describe(service.engine, prepared, request.answer, budget_s=budget_s).document()
         rendered = render(
             service.engine,
-            request.prepare(service.engine),
-            budget_s=synthesis_budget_s(context, service.config.deadline_margin_s),
+            prepared,
+            budget_s=budget_s,
             source="direct",
         )
         return direct_success(service, rendered, request_id=request_id)

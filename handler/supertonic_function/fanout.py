@@ -34,6 +34,7 @@ from .errors import error_manifest, utc_now
 from .layout import ResultKeys
 from .rendering import seconds_left
 from .service import Service
+from .described import store_sidecars
 from .telemetry import logger
 
 PART_MESSAGE = "supertonic_part"  # the key a part message's body is recognised by
@@ -63,8 +64,10 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
     options = prepared.options
     if stored is not None:  # the seed the first delivery drew, so the parts agree with each other
         options = SynthesisOptions(**stored["options"])
-        prepared = service.engine.prepare(prepared.text, options, format=prepared.format.name)
+        prepared = service.engine.prepare(prepared.text, options, format=prepared.format.name,
+                                          marks=prepared.marks, captions=prepared.captions)
     parts = service.engine.parts(prepared, deadline=seconds_left(context, service.config.deadline_margin_s))
+    sidecars = store_sidecars(service, prepared, keys)  # from the durations: ready before any part is
     document = {
         "status": "queued",
         "source": dict(source),
@@ -76,6 +79,8 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
         "submitted_at": utc_now(),
         "request_id": request_id,
     }
+    if sidecars:
+        document["sidecars"] = sidecars
     if stored is None:
         store.put_json(keys.bucket, keys.plan, document, only_if_absent=True)
     _send(service, [_message(keys, prepared.format.name, len(parts), part) for part in parts])
@@ -196,6 +201,8 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
                 "request_id": request_id,
                 "finished_at": utc_now(),
             }
+            if plan_doc.get("sidecars"):
+                manifest["sidecars"] = plan_doc["sidecars"]
             store.publish(keys.bucket, audio_key=audio_key, audio=path, content_type=audio_type,
                           manifest_key=keys.manifest, manifest=manifest)
     except BaseException:

@@ -31,11 +31,14 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
+from supertonic_engine import Prepared
 from supertonic_engine.audio import available_formats
 from supertonic_engine.errors import SupertonicError
+from supertonic_engine.marks import CAPTION_TYPES, MARKS_CONTENT_TYPE
 from supertonic_engine.synthesis import DEFAULT_VOICE
 
 from . import jobs
+from .described import describe
 from .envelopes import check_function_url, method_of
 from .errors import (
     InvalidJson,
@@ -50,7 +53,7 @@ from .openai import parse_openai_request
 from .playground import page_response
 from .rendering import render, synthesis_budget_s
 from .request import TtsRequest, parse_json, parse_request
-from .responses import empty_response, error_response, http_success, json_response, without_body
+from .responses import empty_response, error_response, http_success, json_response, text_response, without_body
 from .service import Service
 from .voices import describe_voices
 
@@ -301,6 +304,8 @@ def openapi_document() -> dict[str, Any]:
 
 def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, Any]:
     prepared = request.prepare(service.engine)
+    if request.answer != "audio":
+        return _describe(service, call, prepared, request.answer)
     # Before synthesis: a request nobody can accept the answer to costs nothing.
     answer = call.negotiate([prepared.format.content_type.split(";")[0], JSON_TYPE])
     rendered = render(
@@ -310,6 +315,17 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, A
         source="http",
     )
     return http_success(service, rendered, request_id=call.request_id, as_json=answer == JSON_TYPE)
+
+
+def _describe(service: Service, call: HttpCall, prepared: Prepared, answer: str) -> dict[str, Any]:
+    """Speech marks or captions of the audio this request would get, instead of the audio."""
+    content_type = MARKS_CONTENT_TYPE if answer == "marks" else CAPTION_TYPES[prepared.captions[0]]
+    chosen = call.negotiate([content_type.split(";")[0], JSON_TYPE])
+    described = describe(service.engine, prepared, answer,
+                         budget_s=synthesis_budget_s(call.context, service.config.deadline_margin_s))
+    if chosen == JSON_TYPE:
+        return json_response(200, described.document(), described.headers())
+    return text_response(200, described.body, described.content_type, described.headers())
 
 
 ROUTES = (

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from supertonic_engine import Engine, Prepared
 from supertonic_engine.audio import DEFAULT_FORMAT
+from supertonic_engine.marks import CAPTION_FORMATS
 from supertonic_engine.errors import AudioTooLong, EmptyText, InvalidParameter, SpokenTextTooLong, SupertonicError
 from supertonic_engine.synthesis import NO_LIMITS, Limits, SynthesisOptions
 
@@ -28,7 +29,8 @@ from .errors import InvalidJson
 from .voices import resolve_voice
 
 ON_ERROR_CHOICES = ("json", "audio")
-OPTION_FIELDS = ("voice", "lang", "steps", "speed", "format", "seed", "normalize", "on_error")
+OPTION_FIELDS = ("voice", "lang", "steps", "speed", "format", "seed", "normalize", "on_error", "marks", "captions", "chunking")
+ANSWERS = ("audio", "marks", "captions")
 FIELDS = ("text", *OPTION_FIELDS)
 
 
@@ -40,12 +42,16 @@ class TtsRequest:
     on_error: str = "json"
     limits: Limits | None = None  # a synchronous request's bounds; None: the whole timeout is its bound
     text_field: str = "text"  # what the wire calls the text (``input`` in OpenAI's shape)
+    marks: object = ()  # speech mark types (the engine checks them)
+    captions: object = ()  # caption formats: the answer with ``format`` srt/vtt, sidecars of an S3 job
+    answer: str = "audio"  # what a synchronous caller gets back: audio, marks (JSON lines) or captions
 
     def prepare(self, engine: Engine) -> Prepared:
         """The engine's one check of this request (text, options, voice, format, limits), its
         errors naming the wire's field for the text."""
         try:
-            return engine.prepare(self.text, self.options, limits=self.limits or NO_LIMITS, format=self.format)
+            return engine.prepare(self.text, self.options, limits=self.limits or NO_LIMITS, format=self.format,
+                                  marks=self.marks, captions=self.captions)
         except SupertonicError as error:
             # The text as sent is the wire's field; what it reads as (spelled out, as audio) is not.
             if error.field == "text" and self.text_field != "text" and not isinstance(error, (SpokenTextTooLong, AudioTooLong)):
@@ -66,6 +72,14 @@ class TtsRequest:
         }
         if o.seed is not None:
             document["seed"] = o.seed
+        if o.chunking != SynthesisOptions.chunking:
+            document["chunking"] = o.chunking
+        if self.marks:
+            document["marks"] = self.marks
+        if self.answer == "captions":
+            document["format"] = self.captions[0]  # type: ignore[index]  # (fmt,) as build_request made it
+        elif self.captions:
+            document["captions"] = self.captions
         return document
 
 
@@ -130,8 +144,18 @@ def build_request(
         speed=values.get("speed", SynthesisOptions.speed),
         seed=values.get("seed"),
         normalize=_boolean(values, "normalize", True),
+        chunking=_string(values, "chunking", SynthesisOptions.chunking),
     )
-    return TtsRequest(text=text, options=options, format=fmt.strip().lower(), on_error=on_error, limits=limits, text_field=text_field)
+    fmt = fmt.strip().lower()
+    marks, captions, answer = values.get("marks") or (), values.get("captions") or (), "audio"
+    if fmt in CAPTION_FORMATS:  # captions as the answer; an S3 job still writes its audio beside them
+        captions, fmt, answer = (fmt,), DEFAULT_FORMAT, "captions"
+    if marks:
+        if answer == "captions":
+            raise InvalidParameter("marks and captions are two answers: send marks, or format srt/vtt, not both", field="marks")
+        answer = "marks"
+    return TtsRequest(text=text, options=options, format=fmt, on_error=on_error, limits=limits, text_field=text_field,
+                      marks=marks, captions=captions, answer=answer)
 
 
 def check_text(text: object, field: str = "text") -> str:

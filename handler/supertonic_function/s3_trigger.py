@@ -37,6 +37,7 @@ from . import fanout
 from .errors import RecordsLeft, error_manifest, is_input_fault, utc_now
 from .layout import KeyKind, ResultKeys, revision
 from .rendering import Rendered, render, seconds_left
+from .described import store_sidecars
 from .request import OPTION_FIELDS, TtsRequest, parse_json, parse_request
 from .service import Service
 from .telemetry import logger
@@ -166,6 +167,7 @@ def render_record(service: Service, record: S3EventRecord, *, request_id: str, c
                 planned = fanout.plan(service, prepared, keys, source.to_dict(), request_id=request_id, context=clock.context)
                 return Outcome(bucket, key, planned, manifest_key=keys.manifest)
             rendered = _render(service, prepared, clock, audio_path)
+            sidecars = store_sidecars(service, prepared, keys)
         except (ObjectMissing, ObjectChanged) as error:
             # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
             return _skip(bucket, key, error.code)
@@ -184,7 +186,7 @@ def render_record(service: Service, record: S3EventRecord, *, request_id: str, c
             audio=audio_path,
             content_type=rendered.content_type,
             manifest_key=keys.manifest,
-            manifest=_done_manifest(rendered, source, keys.bucket, audio_key, request_id),
+            manifest=_done_manifest(rendered, source, keys.bucket, audio_key, request_id) | ({"sidecars": sidecars} if sidecars else {}),
         )
     if not published:
         return _skip(bucket, key, "already_done", keys.manifest)

@@ -1,0 +1,63 @@
+"""Answers about audio rather than audio: speech marks (Polly's JSON lines) and captions (SRT, WebVTT).
+
+They come from the duration predictor alone (``Engine.marks``), so they cost milliseconds and
+describe exactly the audio the same request returns without them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from supertonic_engine import Engine, Prepared
+from supertonic_engine.marks import CAPTION_TYPES, MARKS_CONTENT_TYPE, SpeechMark, captions
+
+from .layout import ResultKeys
+from .service import Service
+
+
+@dataclass(frozen=True)
+class Described:
+    kind: str  # "marks" or a caption format
+    body: str
+    content_type: str
+    model_kind: str
+    marks: list[SpeechMark]
+
+    def document(self) -> dict[str, Any]:
+        """The JSON answer (``Accept: application/json``, a direct invoke)."""
+        base: dict[str, Any] = {"model": self.model_kind}
+        if self.kind == "marks":
+            return base | {"marks": [m.to_json() for m in self.marks], "content_type": self.content_type}
+        return base | {"captions": self.body, "format": self.kind, "content_type": self.content_type}
+
+    def headers(self) -> dict[str, str]:
+        return {"x-supertonic-model": self.model_kind}
+
+
+def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float | None) -> Described:
+    """``prepared``'s marks (``answer`` "marks"), or captions in the format ``answer`` names (else the request's first)."""
+    if answer == "marks":
+        marks = engine.marks(prepared, deadline=budget_s)
+        body = "".join(json.dumps(m.to_json(), ensure_ascii=False) + "\n" for m in marks)
+        return Described("marks", body, MARKS_CONTENT_TYPE, engine.model_kind, marks)
+    fmt = answer if answer in CAPTION_TYPES else prepared.captions[0]
+    marks = engine.marks(prepared, ("sentence", "word"), deadline=budget_s)
+    return Described(fmt, captions(marks, fmt), CAPTION_TYPES[fmt], engine.model_kind, marks)
+
+
+def store_sidecars(service: Service, prepared: Prepared, keys: ResultKeys) -> dict[str, str]:
+    """Write what an S3 job asked for beside its audio (``marks.jsonl``, ``captions.srt``/``.vtt``)
+    before the manifest says done; returns name -> key for the manifest."""
+    files: dict[str, tuple[str, str]] = {}
+    if prepared.marks:
+        files["marks.jsonl"] = (describe(service.engine, prepared, "marks", budget_s=None).body, MARKS_CONTENT_TYPE)
+    for fmt in prepared.captions:
+        files[f"captions.{fmt}"] = (describe(service.engine, prepared, fmt, budget_s=None).body, CAPTION_TYPES[fmt])
+    written = {}
+    for name, (body, content_type) in files.items():
+        key = keys.folder + name
+        service.store.put(keys.bucket, key, body.encode("utf-8"), content_type=content_type)
+        written[name] = key
+    return written
