@@ -52,13 +52,13 @@ RAISED_CODES = ("unknown_event", "malformed_event", "batch_failed")
 ERROR_CODE = re.compile(r"[a-z][a-z0-9_]*")
 # What a leaked stack trace or file path looks like in a body.
 LEAKS = ("Traceback (most recent call last)", 'File "', str(REPO), sys.prefix, "site-packages")
-# The first bytes of each audio type the function sends (audio/L16 is raw samples: no header).
+# The first bytes of each audio type the function sends (audio/pcm is raw 16-bit samples: no header).
 MAGIC = {
     "audio/wav": lambda b: b[:4] == b"RIFF" and b[8:12] == b"WAVE",
     "audio/flac": lambda b: b[:4] == b"fLaC",
     "audio/ogg": lambda b: b[:4] == b"OggS",
     "audio/mpeg": lambda b: b[:3] == b"ID3" or (len(b) > 1 and b[0] == 0xFF and b[1] & 0xE0 == 0xE0),
-    "audio/l16": lambda b: len(b) % 2 == 0,
+    "audio/pcm": lambda b: len(b) % 2 == 0,
 }
 # Text objects in the input bucket that S3 records may name: (key, body, metadata).
 STORED = [

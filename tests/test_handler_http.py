@@ -482,9 +482,19 @@ def test_openai_formats_and_voices(app: Any) -> None:
     document = answer.json()
     assert answer.status == 200
     assert document["voice"] == "M2" and document["steps"] == 12 and document["speed"] == 2.0
-    assert document["content_type"].startswith("audio/L16")
+    assert document["content_type"] == "audio/pcm;rate=24000;channels=1;encoding=signed-int;bits=16;endianness=little"
+    assert document["sample_rate"] == 24_000
     refused = _call(app, _post({**body, "response_format": "aac"}, path="/v1/audio/speech"))
     assert refused.status == 422 and refused.json()["error"]["field"] == "format"
+
+
+def test_openai_pcm_is_24_khz_samples_as_long_as_the_duration_says(app: Any) -> None:
+    body = {"model": "tts-1", "input": "Raw samples at OpenAI's rate.", "voice": "alloy", "response_format": "pcm"}
+    answer = _call(app, _post(body, path="/v1/audio/speech"))
+    assert answer.status == 200
+    assert answer.content_type == "audio/pcm;rate=24000;channels=1;encoding=signed-int;bits=16;endianness=little"
+    assert answer.headers["x-supertonic-sample-rate"] == "24000"
+    assert abs(len(answer.body) / 2 / 24_000 - float(answer.headers["x-supertonic-duration-s"])) < 0.002
 
 
 def test_logs_are_json_with_the_request_id_and_metrics_are_emf(app: Any, json_logs: Any, capsys: pytest.CaptureFixture[str]) -> None:
