@@ -11,7 +11,9 @@
     GET  /openapi.json             this API as an OpenAPI 3.1 document
 
 HEAD is answered wherever GET is (the same status and headers, no body); ``Accept`` picks JSON or
-audio by its q-values, and one that excludes everything a route can answer is a 406.
+audio by its q-values, and one that excludes everything a route can answer is a 406. A request
+that names no ``format`` (``response_format``) gets the audio type ``Accept`` prefers
+(``Accept: audio/mpeg`` is mp3); one that names a format ``Accept`` excludes is a 406.
 
 Routing is a small table rather than Powertools' ``LambdaFunctionUrlResolver``: the resolver
 answers a known path with the wrong method as 404 and shapes its own error bodies, while this API
@@ -24,14 +26,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
-from supertonic_engine.audio import available_formats
+from supertonic_engine.audio import audio_format, available_formats
 from supertonic_engine.errors import SupertonicError
 from supertonic_engine.synthesis import DEFAULT_VOICE
 
@@ -299,6 +301,8 @@ def openapi_document() -> dict[str, Any]:
 
 
 def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, Any]:
+    if not request.format_sent:
+        request = replace(request, format=_accepted_format(call, request.format))
     prepared = request.prepare(service.engine)
     # Before synthesis: a request nobody can accept the answer to costs nothing.
     answer = call.negotiate([prepared.format.content_type.split(";")[0], JSON_TYPE])
@@ -309,6 +313,20 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, A
         source="http",
     )
     return http_success(service, rendered, request_id=call.request_id, as_json=answer == JSON_TYPE)
+
+
+def _accepted_format(call: HttpCall, default: str) -> str:
+    """The format of the audio type ``Accept`` prefers, for a request that names no format. On a
+    tie the default wins, then JSON (``*/*``, ``audio/*``, OpenAI's ``application/octet-stream``
+    keep the default): another format only when ``Accept`` names it above them."""
+    usable = available_formats()
+    if default not in usable:  # the engine's check says so, naming the field
+        return default
+    by_media: dict[str, str] = {}
+    for name in [default, *usable]:  # the first format of a media type keeps it (audio/ogg: Vorbis)
+        by_media.setdefault(audio_format(name).content_type.split(";")[0], name)
+    default_media, *other_media = by_media
+    return by_media.get(call.negotiate([default_media, JSON_TYPE, *other_media]), default)
 
 
 ROUTES = (
