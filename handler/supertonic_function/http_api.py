@@ -71,6 +71,7 @@ CORS_EXPOSE_HEADERS = (
 )
 CORS_MAX_AGE_S = 3600
 OPENAPI_FILE = "openapi.json"
+OPENAI_PATH = "/v1/audio/speech"  # its errors carry OpenAI's error shape too
 JSON_TYPES = ("application/json", "")  # no content-type at all is read as JSON too
 FORM_TYPE = "application/x-www-form-urlencoded"
 JSON_TYPE = "application/json"
@@ -335,7 +336,7 @@ ROUTES = (
     Route("GET", "/", home, audio=True),
     Route("POST", "/", speak, audio=True),
     Route("POST", "/v1/tts", speak, audio=True),
-    Route("POST", "/v1/audio/speech", speak_openai, audio=True),
+    Route("POST", OPENAI_PATH, speak_openai, audio=True),
     Route("POST", "/v1/jobs", submit_job),
     Route("GET", "/v1/jobs/{job_id}", job_status),
     Route("GET", "/openapi.json", openapi),
@@ -358,7 +359,7 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
         response = _route(service, call)
     except Exception as error:  # typed or a bug: log_error says how loudly, error_response what the client may see
         log_error(error, "request", path=call.path, method=call.method)
-        response = error_response(error, request_id=request_id, as_audio=call.error_as_audio)
+        response = error_response(error, request_id=request_id, as_audio=call.error_as_audio, openai=call.path == OPENAI_PATH)
         if isinstance(error, MethodNotAllowed):
             extra_headers["allow"] = ", ".join(error.allowed)
     response["headers"].update(extra_headers)
