@@ -71,6 +71,7 @@ CORS_EXPOSE_HEADERS = (
 )
 CORS_MAX_AGE_S = 3600
 OPENAPI_FILE = "openapi.json"
+DEFAULT_STAGE = "$default"  # API Gateway HTTP API's catch-all stage, served at the root (function URLs say it too)
 OPENAI_PATH = "/v1/audio/speech"  # its errors carry OpenAI's error shape too
 JSON_TYPES = ("application/json", "")  # no content-type at all is read as JSON too
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -97,8 +98,21 @@ class HttpCall:
 
     @property
     def path(self) -> str:
-        path = self.event.raw_path or "/"
+        """The path routed on: without the stage prefix, with no trailing slash."""
+        path = (self.event.raw_path or "/")[len(self.stage_prefix) :]
         return path.rstrip("/") or "/"
+
+    @property
+    def stage_prefix(self) -> str:
+        """``/prod`` when an API Gateway HTTP API's named stage ``prod`` begins the path, as it does
+        for every request on that stage (https://github.com/aws-powertools/powertools-lambda-python/issues/621);
+        a function URL and the ``$default`` stage have none."""
+        stage = self.event["requestContext"].get("stage")
+        if not stage or stage == DEFAULT_STAGE:
+            return ""
+        prefix = f"/{stage}"
+        path = self.event.raw_path or "/"
+        return prefix if path == prefix or path.startswith(prefix + "/") else ""
 
     @property
     def query(self) -> dict[str, str]:
@@ -119,11 +133,11 @@ class HttpCall:
             raise InvalidJson("the body is not UTF-8 text; send JSON encoded as UTF-8") from None
 
     def url(self, path: str) -> str:
-        """An absolute URL on the host the request came to, such as a job's status URL."""
+        """An absolute URL on the host (and stage) the request came to, such as a job's status URL."""
         domain = self.event["requestContext"].get("domainName")
         if not domain:
             raise MalformedEvent("requestContext.domainName", "the function URL's host name, to build links on")
-        return f"https://{domain}{path}"
+        return f"https://{domain}{self.stage_prefix}{path}"
 
     def json_body(self) -> object:
         """The body as JSON; ``curl -d '{...}'`` labels JSON as a form by default, so that is JSON too."""
