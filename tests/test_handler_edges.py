@@ -9,6 +9,7 @@ from urllib.parse import parse_qs
 
 import pytest
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, HttpAnswer, LambdaContext, load_event
+
 from supertonic_engine.audio import available_formats
 
 # S3 server, app and context fixtures, registered once for the whole session.

@@ -19,7 +19,7 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, BinaryIO
+from typing import Any, Protocol
 from urllib.parse import parse_qsl
 
 URL_ID = "supertoniclocal"
@@ -38,6 +38,14 @@ def is_text(content_type: str | None) -> bool:
     return media.startswith("text/") or media in _TEXT_TYPES or media.endswith(("+json", "+xml"))
 
 
+class ByteStream(Protocol):
+    """What a request body is read from: a socket's buffered reader, or bytes in a test."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
 class UnreadableBody(ValueError):
     """A request whose body cannot be delimited: the connection cannot be read past it."""
 
@@ -47,7 +55,7 @@ MAX_CHUNK_LINE = 8192
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
 
 
-def read_body(stream: BinaryIO, transfer_encoding: str | None, content_length: str | None) -> bytes:
+def read_body(stream: ByteStream, transfer_encoding: str | None, content_length: str | None) -> bytes:
     """The request body as RFC 9112 §6.3 delimits it: the chunked transfer coding (``curl -T -``,
     a streaming client; it wins over a ``content-length``), else ``content-length`` bytes, else
     none. Read exactly to its end, so a keep-alive connection's next request starts where it should."""
@@ -65,7 +73,7 @@ def read_body(stream: BinaryIO, transfer_encoding: str | None, content_length: s
     return body
 
 
-def _read_chunked(stream: BinaryIO) -> bytes:
+def _read_chunked(stream: ByteStream) -> bytes:
     """Chunks (``size[;extension] CRLF data CRLF``) up to the zero-size one, then the trailer
     fields, which a function URL does not pass on, up to the empty line."""
     parts = []
@@ -85,7 +93,7 @@ def _read_chunked(stream: BinaryIO) -> bytes:
     return b"".join(parts)
 
 
-def _chunk_line(stream: BinaryIO) -> bytes:
+def _chunk_line(stream: ByteStream) -> bytes:
     line = stream.readline(MAX_CHUNK_LINE + 1)
     if not line.endswith(b"\n") or len(line) > MAX_CHUNK_LINE:
         raise UnreadableBody("a chunk's size line or a trailer is cut off or too long")
