@@ -341,7 +341,10 @@ def _accepted_format(call: HttpCall, default: str) -> str:
     for name in [default, *usable]:  # the first format of a media type keeps it (audio/ogg: Vorbis)
         by_media.setdefault(audio_format(name).content_type.split(";")[0], name)
     default_media, *other_media = by_media
-    return by_media.get(call.negotiate([default_media, JSON_TYPE, *other_media]), default)
+    try:
+        return by_media.get(call.negotiate([default_media, JSON_TYPE, *other_media]), default)
+    except NotAcceptable:  # said after the request's own checks, as for a named format
+        return default
 
 
 ROUTES = (
