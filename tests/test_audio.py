@@ -45,10 +45,10 @@ def test_wav_is_16_bit_pcm_with_exact_samples():
     np.testing.assert_array_equal(decoded, np.round(samples * 32767).astype(np.int16))
 
 
-@pytest.mark.parametrize("fmt", ["wav", "flac", "pcm"])
-def test_clipping_does_not_wrap_around(fmt):
+@pytest.mark.parametrize(("fmt", "rate"), [("wav", SR), ("flac", SR), ("pcm", audio.FORMATS["pcm"].sample_rate)])
+def test_clipping_does_not_wrap_around(fmt, rate):
     loud = np.array([1.5, -1.5, 1.0001, -3.0, 0.25, np.nan], dtype=np.float32)
-    data = audio.encode(loud, SR, fmt)
+    data = audio.encode(loud, rate, fmt)
     if fmt == "pcm":
         decoded = np.frombuffer(data, dtype="<i2")
     else:
@@ -66,7 +66,33 @@ def test_unknown_format_names_the_field_and_the_choices():
 def test_format_lookup_accepts_extensions_and_case():
     assert audio.audio_format(".WAV").name == "wav"
     assert audio.content_type("mp3") == "audio/mpeg" or "mp3" not in audio.available_formats()
-    assert audio.content_type("pcm", 44100) == "audio/L16;rate=44100;channels=1"
+    # RFC 2586's audio/L16 is big-endian: OpenAI's little-endian PCM says its layout instead.
+    assert audio.content_type("pcm", 44100) == "audio/pcm;rate=24000;channels=1;encoding=signed-int;bits=16;endianness=little"
+
+
+def test_pcm_is_openai_raw_pcm_24_khz_little_endian():
+    """A 440 Hz tone made at 44.1 kHz arrives as 24,000 little-endian int16 samples a second, the
+    tone intact, and streamed in pieces the same bytes as in one write."""
+    data = audio.encode(tone(1.0), SR, "pcm")
+    assert len(data) == 2 * 24_000
+    decoded = np.frombuffer(data, dtype="<i2") / 32767.0
+    expected = 0.5 * np.sin(2 * np.pi * 440 * np.arange(24_000) / 24_000)
+    assert np.abs(decoded[100:-100] - expected[100:-100]).max() < 3e-3
+    streamed = io.BytesIO()
+    with audio.AudioWriter(streamed, "pcm", SR) as writer:
+        for piece in np.array_split(tone(1.0), 9):
+            writer.write(piece)
+    assert streamed.getvalue() == data
+
+
+@pytest.mark.parametrize("hz", [15_000, 18_000, 21_000])
+def test_pcm_resampling_filters_what_24_khz_cannot_hold(hz):
+    """Above 12 kHz a tone would fold back into the band as a false one (18 kHz as 6 kHz); the
+    resampler's low-pass leaves it at least 60 dB down."""
+    t = np.arange(SR) / SR
+    decoded = np.frombuffer(audio.encode((0.5 * np.sin(2 * np.pi * hz * t)).astype(np.float32), SR, "pcm"), dtype="<i2")
+    rms = np.sqrt(np.mean((decoded[200:-200] / 32767.0) ** 2))
+    assert 20 * np.log10(rms / (0.5 / np.sqrt(2))) < -60
 
 
 def test_streamed_chunks_equal_one_shot_encoding(tmp_path):
@@ -143,7 +169,7 @@ def test_minutes_of_audio_encode_to_valid_files_in_every_format(tmp_path):
     for fmt in audio.available_formats():
         data = (tmp_path / f"long.{fmt}").read_bytes()
         if fmt == "pcm":
-            np.testing.assert_array_equal(np.frombuffer(data, dtype="<i2"), audio.to_pcm16(noise))
+            np.testing.assert_array_equal(np.frombuffer(data, dtype="<i2"), audio.to_pcm16(audio.resample(noise, SR, 24_000)))
             continue
         decoded, rate = sf.read(io.BytesIO(data), dtype="int16" if fmt in ("wav", "flac") else "float32")
         assert rate == (audio.FORMATS[fmt].sample_rate or SR), fmt

@@ -60,6 +60,15 @@ def test_synthesize_blends_voices_and_reports_the_blend(tiny_model_dir, tmp_path
     assert set(outputs) == {"F1:0.7,M2:0.3", "F1"} and outputs["F1:0.7,M2:0.3"] != outputs["F1"]
 
 
+def test_synthesize_pcm_is_24_khz_samples_as_the_summary_says(tiny_model_dir, tmp_path):
+    out = tmp_path / "hello.pcm"
+    proc = run("synthesize", "Raw samples.", "--steps", "1", "--json", "-o", str(out), "--model", str(tiny_model_dir))
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["format"] == "pcm" and summary["sample_rate"] == 24_000
+    assert out.stat().st_size / 2 / 24_000 == pytest.approx(summary["duration_s"], abs=2e-3)
+
+
 @pytest.mark.parametrize(
     "args, field_hint",
     [

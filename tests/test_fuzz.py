@@ -36,6 +36,10 @@ from awslambdaric.lambda_runtime_marshaller import to_json
 from event_fuzzer import EventFuzzer, FuzzEvent
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, REPO, LambdaContext, event_files, load_event
 from supertonic_function.config import FunctionConfig
+from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
+from supertonic_function.envelopes import check_function_url
+from supertonic_function.errors import MalformedEvent
+from supertonic_function.http_api import OPENAI_PATH, HttpCall
 from supertonic_function.service import Service
 from supertonic_engine.errors import SupertonicError
 from supertonic_function.sources import DirectInvokeSource, FunctionUrlSource, source_of
@@ -52,13 +56,13 @@ RAISED_CODES = ("unknown_event", "malformed_event", "batch_failed")
 ERROR_CODE = re.compile(r"[a-z][a-z0-9_]*")
 # What a leaked stack trace or file path looks like in a body.
 LEAKS = ("Traceback (most recent call last)", 'File "', str(REPO), sys.prefix, "site-packages")
-# The first bytes of each audio type the function sends (audio/L16 is raw samples: no header).
+# The first bytes of each audio type the function sends (audio/pcm is raw 16-bit samples: no header).
 MAGIC = {
     "audio/wav": lambda b: b[:4] == b"RIFF" and b[8:12] == b"WAVE",
     "audio/flac": lambda b: b[:4] == b"fLaC",
     "audio/ogg": lambda b: b[:4] == b"OggS",
     "audio/mpeg": lambda b: b[:3] == b"ID3" or (len(b) > 1 and b[0] == 0xFF and b[1] & 0xE0 == 0xE0),
-    "audio/l16": lambda b: len(b) % 2 == 0,
+    "audio/pcm": lambda b: len(b) % 2 == 0,
 }
 # Text objects in the input bucket that S3 records may name: (key, body, metadata).
 STORED = [
@@ -208,7 +212,7 @@ def _check_http(event: dict[str, Any], result: dict[str, Any], problems: list[st
             problems.append(f"{content_type} body is not JSON")
             return problems, status, False
         if status >= 400:
-            _check_error(document, problems)
+            _check_error(document, problems, openai=_on_openai_route(event))
         elif isinstance(document, dict) and "audio_base64" in document:
             audio = _check_inline_audio(document, problems)
         if status == 303 and not headers.get("location"):
@@ -263,13 +267,27 @@ def _check_status(status: object, problems: list[str]) -> None:
         problems.append(f"status {status}")
 
 
-def _check_error(document: object, problems: list[str]) -> None:
+def _on_openai_route(event: dict[str, Any]) -> bool:
+    """Whether the handler routes ``event`` to OpenAI's endpoint (a malformed envelope is routed nowhere)."""
+    try:
+        check_function_url(event)
+    except MalformedEvent:
+        return False
+    return HttpCall(LambdaFunctionUrlEvent(event), "fuzz", None, False).path == OPENAI_PATH
+
+
+def _check_error(document: object, problems: list[str], openai: bool = False) -> None:
+    """``{"error": {"code", "message", "field"}}``; on OpenAI's route with its ``type`` and ``param`` too."""
     if not isinstance(document, dict) or set(document) != {"error"} or not isinstance(document["error"], dict):
         problems.append(f"error body {str(document)[:120]!r} is not {{'error': {{...}}}}")
         return
     error = document["error"]
-    if set(error) != {"code", "message", "field"}:
+    if set(error) != {"code", "message", "field"} | ({"type", "param"} if openai else set()):
         problems.append(f"error keys {sorted(error)}")
+    elif openai and error["type"] not in ("invalid_request_error", "server_error"):
+        problems.append(f"OpenAI error type {error['type']!r}")
+    elif openai and error["param"] is not None and not isinstance(error["param"], str):
+        problems.append(f"OpenAI error param {error['param']!r}")
     elif not (isinstance(error["code"], str) and ERROR_CODE.fullmatch(error["code"])):
         problems.append(f"error code {error['code']!r}")
     elif not (isinstance(error["message"], str) and error["message"]):
@@ -340,3 +358,12 @@ def test_the_rules_catch_what_they_are_for() -> None:
                            "x-supertonic-model": "stand-in"}, True)
     assert check(furl, good) == ([], 200, True)
     assert check(FuzzEvent(0, "direct", {"text": "x"}, False), {"error": {"code": "x", "message": "m", "field": None}, "status": 502})[0]
+    # OpenAI's route: its errors must carry OpenAI's type and param too, and only the two it knows.
+    speech = FuzzEvent(0, "furl", {**load_event("furl_post_tts"), "rawPath": OPENAI_PATH}, False)
+    ours = {"code": "x", "message": "m", "field": "input"}
+    for rule, error in {"error keys": ours, "OpenAI error type": {**ours, "type": "oops", "param": "input"},
+                        "OpenAI error param": {**ours, "type": "invalid_request_error", "param": 3}}.items():
+        problems, _, _ = check(speech, http(400, json.dumps({"error": error}), {"content-type": "application/json"}))
+        assert any(rule in p for p in problems), (rule, problems)
+    openai_error = {**ours, "type": "invalid_request_error", "param": "input"}
+    assert check(speech, http(400, json.dumps({"error": openai_error}), {"content-type": "application/json"}))[0] == []

@@ -10,6 +10,8 @@ from urllib.parse import parse_qs
 import pytest
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, HttpAnswer, LambdaContext, load_event
 
+from supertonic_engine.audio import available_formats
+
 # S3 server, app and context fixtures, registered once for the whole session.
 pytest_plugins = ["fixtures_s3"]
 
@@ -238,7 +240,6 @@ def test_head_is_allowed_wherever_get_is(app: Any) -> None:
         ("application/octet-stream", 200, "audio/wav"),  # what OpenAI's SDK sends for speech
         ("audio/*;q=0, application/json;q=0", 406, "application/json"),
         ("text/html", 406, "application/json"),
-        ("audio/mpeg", 406, "application/json"),  # the body asks for WAV
         ("*/*;q=0", 406, "application/json"),
     ],
 )
@@ -248,6 +249,43 @@ def test_accept_q_values_choose_and_exclude(app: Any, accept: str, status: int, 
     if status == 406:
         error = answer.json()["error"]
         assert error["code"] == "not_acceptable" and error["field"] == "accept"
+
+
+# A body without a format: the audio type Accept prefers picks it (the default on a tie).
+@pytest.mark.parametrize(
+    ("path", "body", "accept", "content_type"),
+    [
+        ("/v1/tts", {"text": "Hi", "steps": 1}, "audio/mpeg", "audio/mpeg"),
+        ("/v1/tts", {"text": "Hi", "steps": 1}, "audio/flac;q=0.5, audio/pcm", "audio/pcm"),
+        ("/v1/tts", {"text": "Hi", "steps": 1}, "audio/ogg", "audio/ogg"),
+        ("/v1/tts", {"text": "Hi", "steps": 1}, "audio/*, application/json;q=0.1", "audio/wav"),
+        ("/v1/audio/speech", {"input": "Hi", "voice": "alloy"}, "audio/wav", "audio/wav"),
+        ("/v1/audio/speech", {"input": "Hi", "voice": "alloy"}, "application/octet-stream", "audio/mpeg"),
+        ("/v1/audio/speech", {"input": "Hi", "voice": "alloy"}, "audio/*", "audio/mpeg"),
+    ],
+)
+def test_accept_picks_the_format_a_request_does_not_name(app: Any, path: str, body: dict[str, Any], accept: str, content_type: str) -> None:
+    if content_type == "audio/mpeg" and "mp3" not in available_formats():
+        pytest.skip("this libsndfile has no MP3 encoder")
+    event = _event("furl_post_tts", rawPath=path, body=json.dumps(body), headers__accept=accept)
+    answer = _http(app, event)
+    assert (answer.status, answer.content_type.split(";")[0]) == (200, content_type), answer.body[:200]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "accept"),
+    [
+        ("/v1/tts", {"text": "Hi", "steps": 1, "format": "wav"}, "audio/mpeg"),
+        ("/v1/tts", {"text": "Hi", "steps": 1}, "text/html"),
+        ("/v1/audio/speech", {"input": "Hi", "voice": "alloy", "response_format": "pcm"}, "audio/wav, application/json;q=0"),
+    ],
+)
+def test_a_named_format_accept_excludes_is_a_406(app: Any, path: str, body: dict[str, Any], accept: str) -> None:
+    event = _event("furl_post_tts", rawPath=path, body=json.dumps(body), headers__accept=accept)
+    answer = _http(app, event)
+    assert answer.status == 406, answer.body[:200]
+    error = answer.json()["error"]
+    assert error["code"] == "not_acceptable" and error["field"] == "accept"
 
 
 def test_json_only_routes_honour_accept(app: Any) -> None:

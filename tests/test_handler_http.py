@@ -483,7 +483,8 @@ def test_openai_formats_and_voices(app: Any) -> None:
     document = answer.json()
     assert answer.status == 200
     assert document["voice"] == "M2" and document["steps"] == 12 and document["speed"] == 2.0
-    assert document["content_type"].startswith("audio/L16")
+    assert document["content_type"] == "audio/pcm;rate=24000;channels=1;encoding=signed-int;bits=16;endianness=little"
+    assert document["sample_rate"] == 24_000
     refused = _call(app, _post({**body, "response_format": "aac"}, path="/v1/audio/speech"))
     assert refused.status == 422 and refused.json()["error"]["field"] == "format"
 
@@ -559,6 +560,44 @@ def test_a_custom_voice_is_listed_and_spoken_and_a_broken_one_fails_alone(app: A
     assert broken.status == 503 and error["field"] == "voice" and error["code"] == "voice_corrupt"
     assert "voice file voice_styles/broken.json is not valid JSON" in error["message"] and str(model) not in error["message"]
     assert _call(app, _post({"text": "Still here.", "voice": "F1", "steps": 1})).status == 200
+
+
+def test_openai_pcm_is_24_khz_samples_as_long_as_the_duration_says(app: Any) -> None:
+    body = {"model": "tts-1", "input": "Raw samples at OpenAI's rate.", "voice": "alloy", "response_format": "pcm"}
+    answer = _call(app, _post(body, path="/v1/audio/speech"))
+    assert answer.status == 200
+    assert answer.content_type == "audio/pcm;rate=24000;channels=1;encoding=signed-int;bits=16;endianness=little"
+    assert answer.headers["x-supertonic-sample-rate"] == "24000"
+    assert abs(len(answer.body) / 2 / 24_000 - float(answer.headers["x-supertonic-duration-s"])) < 0.002
+
+
+@pytest.mark.parametrize(
+    ("change", "status", "field", "param"),
+    [
+        ({"input": ""}, 400, "input", "input"),
+        ({"response_format": "aac"}, 422, "format", "response_format"),
+        ({"voice": "nobody"}, 422, "voice", "voice"),
+        ({"speed": 9}, 400, "speed", "speed"),
+        ({"colour": "blue"}, 400, "colour", "colour"),
+    ],
+)
+def test_openai_errors_carry_openai_s_shape_naming_its_param(app: Any, change: dict[str, Any], status: int, field: str, param: str) -> None:
+    body = {"model": "tts-1", "input": "Hello.", "voice": "alloy", **change}
+    answer = _call(app, _post(body, path="/v1/audio/speech"))
+    error = answer.json()["error"]
+    assert answer.status == status
+    assert (error["field"], error["param"], error["type"]) == (field, param, "invalid_request_error")
+    assert error["code"] and error["message"]
+
+
+def test_openai_shape_is_only_on_the_openai_route(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    unreadable = _call(app, _post_raw("{", "application/json", path="/v1/audio/speech")).json()["error"]
+    assert unreadable["param"] is None and unreadable["type"] == "invalid_request_error" and unreadable["field"] == "body"
+    ours = _call(app, _post({"text": ""}, path="/v1/tts")).json()["error"]
+    assert set(ours) == {"code", "message", "field"}
+    monkeypatch.setattr(app, "service", Service(FunctionConfig(), ModelMissing("model directory /opt/model has no onnx/tts.json")))
+    down = _call(app, _post({"input": "Hello.", "voice": "alloy"}, path="/v1/audio/speech"))
+    assert down.status == 503 and down.json()["error"]["type"] == "server_error"
 
 
 def test_logs_are_json_with_the_request_id_and_metrics_are_emf(app: Any, json_logs: Any, capsys: pytest.CaptureFixture[str]) -> None:

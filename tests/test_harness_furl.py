@@ -12,7 +12,7 @@ import pytest
 import soundfile as sf
 from harness_fixtures.support import FIXTURES, function_args
 from supertonic_harness.fronts.emulator import FunctionUrlServer
-from supertonic_harness.fronts.furl import http_to_event, is_text, result_to_http
+from supertonic_harness.fronts.furl import MAX_CHUNK_LINE, UnreadableBody, http_to_event, is_text, read_body, result_to_http
 from supertonic_harness.fronts.local import start_local_function
 
 
@@ -159,6 +159,70 @@ def test_a_request_with_an_unreadable_length_is_a_400(url_server):
         assert response.status == 400 and response.read()
     finally:
         connection.close()
+
+
+@pytest.mark.parametrize(
+    ("raw", "body"),
+    [
+        (b"7\r\n{\"secon\r\na;name=value\r\nds\": 0.25}\r\n0\r\n\r\nNEXT", b'{"seconds": 0.25}'),
+        (b"0\r\nx-checksum: 1\r\n\r\nNEXT", b""),  # no data, one trailer field
+        (b"A\r\n0123456789\r\n0\r\n\r\nNEXT", b"0123456789"),
+    ],
+)
+def test_a_chunked_body_is_read_to_its_end_and_no_further(raw, body):
+    stream = io.BytesIO(raw)
+    assert read_body(stream, "chunked", "999") == body  # chunked wins over a content-length
+    assert stream.read() == b"NEXT"
+
+
+@pytest.mark.parametrize(
+    ("raw", "coding", "length"),
+    [
+        (b"zz\r\n", "chunked", None),  # a size that is not hexadecimal
+        (b"5\r\nab", "chunked", None),  # the connection ends inside a chunk
+        (b"2\r\nabcd\r\n0\r\n\r\n", "chunked", None),  # data longer than its size
+        (b"3\r\nabc\r\n0\r\n", "chunked", None),  # no empty line after the last chunk
+        (b"x" * (MAX_CHUNK_LINE + 10), "chunked", None),  # a size line without end
+        (b"", "gzip, chunked", None),  # a coding the front does not undo
+        (b"", None, "lots"),
+        (b"abc", None, "10"),  # the connection ends before content-length bytes
+    ],
+)
+def test_a_body_that_cannot_be_delimited_is_unreadable(raw, coding, length):
+    with pytest.raises(UnreadableBody):
+        read_body(io.BytesIO(raw), coding, length)
+
+
+def test_a_chunked_request_reaches_the_function_and_the_connection_serves_the_next(url_server):
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", url_server.server_address[1], timeout=30)
+    try:
+        # An iterable body without a length is sent with Transfer-Encoding: chunked, one chunk per piece.
+        pieces = iter([b'{"seco', b'nds": ', b"0.25}"])
+        connection.request("POST", "/speak", body=pieces, headers={"content-type": "application/json"}, encode_chunked=True)
+        first = connection.getresponse()
+        audio = first.read()
+        assert first.status == 200, audio[:300]
+        assert sf.info(io.BytesIO(audio)).duration == pytest.approx(0.25)
+        kept = connection.sock
+        connection.request("POST", "/speak", body=b'{"seconds": 0.5}', headers={"content-type": "application/json"})
+        second = connection.getresponse()
+        assert second.status == 200 and sf.info(io.BytesIO(second.read())).duration == pytest.approx(0.5)
+        assert connection.sock is kept and kept is not None  # the same connection, not a new one
+    finally:
+        connection.close()
+
+
+def test_a_malformed_chunk_is_a_400_and_the_connection_is_closed(url_server):
+    import socket
+
+    with socket.create_connection(("127.0.0.1", url_server.server_address[1]), timeout=30) as raw:
+        raw.sendall(b"POST / HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nnot-hex\r\n")
+        reply = b""
+        while chunk := raw.recv(65536):  # the front closes: recv returns b"" instead of waiting
+            reply += chunk
+    assert reply.startswith(b"HTTP/1.1 400 ") and b'{"Message":"Bad Request"}' in reply
 
 
 def test_every_method_reaches_the_function(url_server):

@@ -104,11 +104,12 @@ def _synthesize(args: argparse.Namespace) -> int:
         if os.path.exists(partial):
             os.unlink(partial)
     options = prepared.options  # a blend's canonical name: "F1:7,M2:3" is reported as "F1:0.7,M2:0.3"
+    file_rate = prepared.format.sample_rate or engine.sample_rate  # pcm is 24 kHz, opus 48 kHz
     summary = {
         "output": str(output),
         "format": audio.audio_format(fmt).name,
         "duration_s": round(result.duration_s, 3),
-        "sample_rate": engine.sample_rate,
+        "sample_rate": file_rate,
         "synth_s": round(result.synth_ms / 1000, 3),
         "encode_s": round(result.encode_ms / 1000, 3),
         "load_s": round(load_s, 3),
@@ -124,7 +125,7 @@ def _synthesize(args: argparse.Namespace) -> int:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
         print(
-            f"wrote {output}: {result.duration_s:.2f} s of audio at {engine.sample_rate} Hz in {summary['synth_s']:.2f} s "
+            f"wrote {output}: {result.duration_s:.2f} s of audio at {file_rate} Hz in {summary['synth_s']:.2f} s "
             f"(RTF {summary['rtf']}), {len(result.chunks)} chunk(s), voice {options.voice}, lang {options.lang}, "
             f"model: {engine.model_kind}" + (f" ({STANDIN_NOTICE})" if engine.model_kind == "stand-in" else "")
         )

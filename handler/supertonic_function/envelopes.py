@@ -21,6 +21,9 @@ from .errors import MalformedEvent
 S3_KEY_MAX_BYTES = 1024
 # A host name with an optional port: the domain name becomes a Location header, so nothing else may pass.
 HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?")
+# An API Gateway stage name (letters, digits, '-' and '_'), or HTTP API's catch-all stage; it goes into
+# links the function builds, so nothing else may pass.
+STAGE = re.compile(r"\$default|[A-Za-z0-9_-]{1,128}")
 # What S3's ETags and version ids are made of; the revision they name becomes part of a result key.
 _VISIBLE_ASCII = re.compile(r"[\x21-\x7e]*")
 _ABSENT = object()
@@ -36,6 +39,9 @@ def check_function_url(event: Mapping[str, Any]) -> None:
     domain = context.get("domainName")
     if domain is not None and not (isinstance(domain, str) and HOST.fullmatch(domain)):
         raise MalformedEvent("requestContext.domainName", "the function URL's host name")
+    stage = context.get("stage")
+    if stage is not None and not (isinstance(stage, str) and STAGE.fullmatch(stage)):
+        raise MalformedEvent("requestContext.stage", "the API Gateway stage's name, such as '$default' or 'prod'")
     if not isinstance(event.get("rawPath", _ABSENT), str):
         raise MalformedEvent("rawPath", "the request path as a string, such as '/v1/tts'")
     for name in ("headers", "queryStringParameters"):

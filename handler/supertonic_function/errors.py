@@ -264,8 +264,21 @@ def _utf8_safe(value: str | None) -> str | None:
     return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def error_body(error: BaseException, request_id: str | None = None) -> dict[str, Any]:
-    return {"error": error_detail(error, request_id)}
+# OpenAI's error body adds ``type`` and ``param`` (https://platform.openai.com/docs/guides/error-codes):
+# its SDKs read them into the exception they raise. ``param`` is the request field in OpenAI's
+# names; a part of the request that is no parameter (a header, the body as a whole) is null.
+OPENAI_PARAMS: Mapping[str, str] = {"text": "input", "format": "response_format"}
+NOT_OPENAI_PARAMS = frozenset({"body", "accept", "content-type"})
+
+
+def error_body(error: BaseException, request_id: str | None = None, *, openai: bool = False) -> dict[str, Any]:
+    """``{"error": {"code", "message", "field"}}``; ``openai``: with OpenAI's ``type`` and ``param`` too."""
+    detail = error_detail(error, request_id)
+    if openai:
+        field = detail["field"]
+        detail["type"] = "invalid_request_error" if http_status(error) < 500 else "server_error"
+        detail["param"] = None if field in NOT_OPENAI_PARAMS else OPENAI_PARAMS.get(field, field)
+    return {"error": detail}
 
 
 def error_result(error: BaseException, request_id: str | None = None) -> dict[str, Any]:

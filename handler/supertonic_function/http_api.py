@@ -11,7 +11,9 @@
     GET  /openapi.json             this API as an OpenAPI 3.1 document
 
 HEAD is answered wherever GET is (the same status and headers, no body); ``Accept`` picks JSON or
-audio by its q-values, and one that excludes everything a route can answer is a 406.
+audio by its q-values, and one that excludes everything a route can answer is a 406. A request
+that names no ``format`` (``response_format``) gets the audio type ``Accept`` prefers
+(``Accept: audio/mpeg`` is mp3); one that names a format ``Accept`` excludes is a 406.
 
 Routing is a small table rather than Powertools' ``LambdaFunctionUrlResolver``: the resolver
 answers a known path with the wrong method as 404 and shapes its own error bodies, while this API
@@ -24,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
@@ -32,7 +34,7 @@ from urllib.parse import parse_qsl
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 from supertonic_engine import Prepared
-from supertonic_engine.audio import available_formats
+from supertonic_engine.audio import audio_format, available_formats
 from supertonic_engine.errors import SupertonicError
 from supertonic_engine.marks import CAPTION_TYPES, MARKS_CONTENT_TYPE
 from supertonic_engine.synthesis import DEFAULT_VOICE
@@ -73,6 +75,8 @@ CORS_EXPOSE_HEADERS = (
 )
 CORS_MAX_AGE_S = 3600
 OPENAPI_FILE = "openapi.json"
+DEFAULT_STAGE = "$default"  # API Gateway HTTP API's catch-all stage, served at the root (function URLs say it too)
+OPENAI_PATH = "/v1/audio/speech"  # its errors carry OpenAI's error shape too
 JSON_TYPES = ("application/json", "")  # no content-type at all is read as JSON too
 FORM_TYPE = "application/x-www-form-urlencoded"
 JSON_TYPE = "application/json"
@@ -98,8 +102,21 @@ class HttpCall:
 
     @property
     def path(self) -> str:
-        path = self.event.raw_path or "/"
+        """The path routed on: without the stage prefix, with no trailing slash."""
+        path = (self.event.raw_path or "/")[len(self.stage_prefix) :]
         return path.rstrip("/") or "/"
+
+    @property
+    def stage_prefix(self) -> str:
+        """``/prod`` when an API Gateway HTTP API's named stage ``prod`` begins the path, as it does
+        for every request on that stage (https://github.com/aws-powertools/powertools-lambda-python/issues/621);
+        a function URL and the ``$default`` stage have none."""
+        stage = self.event["requestContext"].get("stage")
+        if not stage or stage == DEFAULT_STAGE:
+            return ""
+        prefix = f"/{stage}"
+        path = self.event.raw_path or "/"
+        return prefix if path == prefix or path.startswith(prefix + "/") else ""
 
     @property
     def query(self) -> dict[str, str]:
@@ -120,11 +137,11 @@ class HttpCall:
             raise InvalidJson("the body is not UTF-8 text; send JSON encoded as UTF-8") from None
 
     def url(self, path: str) -> str:
-        """An absolute URL on the host the request came to, such as a job's status URL."""
+        """An absolute URL on the host (and stage) the request came to, such as a job's status URL."""
         domain = self.event["requestContext"].get("domainName")
         if not domain:
             raise MalformedEvent("requestContext.domainName", "the function URL's host name, to build links on")
-        return f"https://{domain}{path}"
+        return f"https://{domain}{self.stage_prefix}{path}"
 
     def json_body(self) -> object:
         """The body as JSON; ``curl -d '{...}'`` labels JSON as a form by default, so that is JSON too."""
@@ -303,6 +320,8 @@ def openapi_document() -> dict[str, Any]:
 
 
 def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, Any]:
+    if not request.format_sent:
+        request = replace(request, format=_accepted_format(call, request.format))
     prepared = request.prepare(service.engine)
     if request.answer != "audio":
         return _describe(service, call, prepared, request.answer)
@@ -328,13 +347,30 @@ def _describe(service: Service, call: HttpCall, prepared: Prepared, answer: str)
     return text_response(200, described.body, described.content_type, described.headers())
 
 
+def _accepted_format(call: HttpCall, default: str) -> str:
+    """The format of the audio type ``Accept`` prefers, for a request that names no format. On a
+    tie the default wins, then JSON (``*/*``, ``audio/*``, OpenAI's ``application/octet-stream``
+    keep the default): another format only when ``Accept`` names it above them."""
+    usable = available_formats()
+    if default not in usable:  # the engine's check says so, naming the field
+        return default
+    by_media: dict[str, str] = {}
+    for name in [default, *usable]:  # the first format of a media type keeps it (audio/ogg: Vorbis)
+        by_media.setdefault(audio_format(name).content_type.split(";")[0], name)
+    default_media, *other_media = by_media
+    try:
+        return by_media.get(call.negotiate([default_media, JSON_TYPE, *other_media]), default)
+    except NotAcceptable:  # said after the request's own checks, as for a named format
+        return default
+
+
 ROUTES = (
     Route("GET", "/health", health),
     Route("GET", "/v1/voices", list_voices),
     Route("GET", "/", home, audio=True),
     Route("POST", "/", speak, audio=True),
     Route("POST", "/v1/tts", speak, audio=True),
-    Route("POST", "/v1/audio/speech", speak_openai, audio=True),
+    Route("POST", OPENAI_PATH, speak_openai, audio=True),
     Route("POST", "/v1/jobs", submit_job),
     Route("GET", "/v1/jobs/{job_id}", job_status),
     Route("GET", "/openapi.json", openapi),
@@ -357,7 +393,7 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
         response = _route(service, call)
     except Exception as error:  # typed or a bug: log_error says how loudly, error_response what the client may see
         log_error(error, "request", path=call.path, method=call.method)
-        response = error_response(error, request_id=request_id, as_audio=call.error_as_audio)
+        response = error_response(error, request_id=request_id, as_audio=call.error_as_audio, openai=call.path == OPENAI_PATH)
         if isinstance(error, MethodNotAllowed):
             extra_headers["allow"] = ", ".join(error.allowed)
     response["headers"].update(extra_headers)

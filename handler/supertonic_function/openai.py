@@ -5,7 +5,8 @@ The shape (https://platform.openai.com/docs/api-reference/audio/createSpeech) is
 - ``model``: ``tts-1`` favours speed (5 denoising steps), ``tts-1-hd`` quality (12 steps),
   ``gpt-4o-mini-tts`` and ``supertonic-3`` the model's default (8).
 - ``voice``: OpenAI names map onto the model's voices (see ``voices.py``).
-- ``response_format``: mp3 (OpenAI's default), opus, flac, wav, pcm; aac is refused by name.
+- ``response_format``: mp3 (OpenAI's default, unless ``Accept`` names another audio type), opus,
+  flac, wav, pcm (24 kHz, as OpenAI's); aac is refused by name.
 - ``speed``: OpenAI's 0.25-4.0 with 1.0 as normal; the model's normal pace is 1.05 and it reads
   from 0.7 to 2.0, so the value is scaled by 1.05 and held inside that range.
 - ``instructions`` (voice direction) has no counterpart in this model and is ignored;
@@ -48,9 +49,10 @@ def parse_openai_request(data: object, *, voices: Sequence[str], limits: Limits 
         "lang": data.get("lang", SynthesisOptions.lang),
         "steps": MODEL_STEPS[model],
         "speed": model_speed(data.get("speed", 1.0)),
-        "format": data.get("response_format", DEFAULT_RESPONSE_FORMAT),
     }
-    return build_request(text, values, voices, limits, text_field="input")
+    if "response_format" in data:
+        values["format"] = data["response_format"]
+    return build_request(text, values, voices, limits, text_field="input", default_format=DEFAULT_RESPONSE_FORMAT)
 
 
 def model_speed(openai_speed: object) -> float:

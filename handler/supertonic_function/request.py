@@ -39,6 +39,8 @@ class TtsRequest:
     text: str
     options: SynthesisOptions
     format: str = DEFAULT_FORMAT
+    # Whether the caller named the format; when not, an HTTP request's Accept may pick another one.
+    format_sent: bool = False
     on_error: str = "json"
     limits: Limits | None = None  # a synchronous request's bounds; None: the whole timeout is its bound
     text_field: str = "text"  # what the wire calls the text (``input`` in OpenAI's shape)
@@ -123,10 +125,16 @@ def parse_request(
 
 
 def build_request(
-    text: str, values: Mapping[str, Any], voices: Sequence[str], limits: Limits | None = None, text_field: str = "text"
+    text: str,
+    values: Mapping[str, Any],
+    voices: Sequence[str],
+    limits: Limits | None = None,
+    text_field: str = "text",
+    default_format: str = DEFAULT_FORMAT,
 ) -> TtsRequest:
     """The request from already-typed option values (``voice``, ``lang``, ``steps``, ... ``on_error``);
-    ``voices`` turns a name in another spelling (``f2``, OpenAI's ``nova``) into the model's."""
+    ``voices`` turns a name in another spelling (``f2``, OpenAI's ``nova``) into the model's.
+    ``default_format``: the format when ``values`` names none (OpenAI's is mp3)."""
     on_error = values.get("on_error", "json")
     if on_error not in ON_ERROR_CHOICES:
         raise InvalidParameter(f"on_error must be one of {', '.join(ON_ERROR_CHOICES)}, got {on_error!r}", field="on_error")
@@ -134,7 +142,7 @@ def build_request(
     if not isinstance(voice, str):
         raise InvalidParameter(f"voice must be a string such as {SynthesisOptions.voice!r}", field="voice")
     voice = resolve_voice(voice, voices)
-    fmt = values.get("format", DEFAULT_FORMAT)
+    fmt = values.get("format", default_format)
     if not isinstance(fmt, str):
         raise InvalidParameter("format must be a string such as 'wav' or 'mp3'", field="format")
     options = SynthesisOptions(
@@ -155,7 +163,7 @@ def build_request(
             raise InvalidParameter("marks and captions are two answers: send marks, or format srt/vtt, not both", field="marks")
         answer = "marks"
     return TtsRequest(text=text, options=options, format=fmt, on_error=on_error, limits=limits, text_field=text_field,
-                      marks=marks, captions=captions, answer=answer)
+                      format_sent="format" in values, marks=marks, captions=captions, answer=answer)
 
 
 def check_text(text: object, field: str = "text") -> str:

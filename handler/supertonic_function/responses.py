@@ -61,13 +61,14 @@ def binary_response(status: int, body: bytes, headers: dict[str, str]) -> dict[s
     }
 
 
-def error_response(error: BaseException, *, request_id: str | None, as_audio: bool = False) -> dict[str, Any]:
-    """The error's status with ``{"error": ...}``, or with the bundled error clip for audio-only clients."""
+def error_response(error: BaseException, *, request_id: str | None, as_audio: bool = False, openai: bool = False) -> dict[str, Any]:
+    """The error's status with ``{"error": ...}`` (``openai``: in OpenAI's shape too), or with the
+    bundled error clip for audio-only clients."""
     status = http_status(error)
     if as_audio:
         detail = error_detail(error, request_id)
         return binary_response(status, error_clip(), {"content-type": "audio/wav", "x-supertonic-error": detail["code"]})
-    return json_response(status, error_body(error, request_id))
+    return json_response(status, error_body(error, request_id, openai=openai))
 
 
 @lru_cache(maxsize=1)

@@ -56,7 +56,9 @@ FORMATS: dict[str, AudioFormat] = {
         AudioFormat("mp3", "MP3", "MPEG_LAYER_III", "audio/mpeg", "mp3", max_kbps=320),
         # libsndfile's Opus encoder takes only 8/12/16/24/48 kHz.
         AudioFormat("opus", "OGG", "OPUS", "audio/ogg; codecs=opus", "opus", sample_rate=48_000, max_kbps=320),
-        AudioFormat("pcm", None, None, "audio/L16", "pcm"),  # raw 16-bit little-endian mono
+        # OpenAI's raw PCM: 24 kHz 16-bit signed little-endian mono, no header. Not ``audio/L16``:
+        # RFC 2586 L16 is big-endian, so the label spells out every property instead.
+        AudioFormat("pcm", None, None, "audio/pcm", "pcm", sample_rate=24_000),
     )
 }
 
@@ -90,9 +92,15 @@ def audio_format(name: str) -> AudioFormat:
     return fmt
 
 
+RAW_PCM_PARAMETERS = "channels=1;encoding=signed-int;bits=16;endianness=little"
+
+
 def content_type(name: str | AudioFormat, sample_rate: int = 44_100) -> str:
+    """The file's media type; raw PCM has no header, so its type carries the rate and the sample layout."""
     fmt = name if isinstance(name, AudioFormat) else audio_format(name)
-    return f"{fmt.content_type};rate={sample_rate};channels=1" if fmt.container is None else fmt.content_type
+    if fmt.container is not None:
+        return fmt.content_type
+    return f"{fmt.content_type};rate={fmt.sample_rate or sample_rate};{RAW_PCM_PARAMETERS}"
 
 
 def to_pcm16(samples: np.ndarray) -> np.ndarray:

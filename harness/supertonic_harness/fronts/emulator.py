@@ -36,7 +36,7 @@ from ..function.rie_log import is_emulator_detail
 from ..function.sandbox import Invocation
 from ..function.template import S3Trigger, trigger_for
 from .delivery import Delivery, deliver
-from .furl import INTERNAL_ERROR, HttpResponse, http_to_event, result_to_http
+from .furl import INTERNAL_ERROR, HttpResponse, UnreadableBody, http_to_event, read_body, result_to_http
 from .local import LocalFunction, add_function_arguments, start_local_function
 from .s3 import LocalS3, s3_put_event
 from .sqs import Batch, batches_summary
@@ -159,13 +159,15 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def _invoke(self) -> None:
-        length = self.headers.get("content-length") or "0"
-        if not (length.isascii() and length.isdigit()):
+        codings = self.headers.get_all("transfer-encoding")
+        try:
+            body = read_body(self.rfile, ", ".join(codings) if codings else None, self.headers.get("content-length"))
+        except UnreadableBody as error:
             # The connection cannot be read past a body of unknown length: answer and close it.
+            self.server.log(f"{self.command} {self.path}: 400 ({error})")
             self.close_connection = True
             self._send(BAD_REQUEST)
             return
-        body = self.rfile.read(int(length)) if int(length) else b""
         event = http_to_event(
             self.command,
             self.path,

@@ -19,7 +19,7 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl
 
 URL_ID = "supertoniclocal"
@@ -36,6 +36,68 @@ def is_text(content_type: str | None) -> bool:
         return False
     media = content_type.split(";", 1)[0].strip().lower()
     return media.startswith("text/") or media in _TEXT_TYPES or media.endswith(("+json", "+xml"))
+
+
+class ByteStream(Protocol):
+    """What a request body is read from: a socket's buffered reader, or bytes in a test."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+class UnreadableBody(ValueError):
+    """A request whose body cannot be delimited: the connection cannot be read past it."""
+
+
+# Longest chunk-size or trailer line read (RFC 9112 §7.1 sets none; a front must set one).
+MAX_CHUNK_LINE = 8192
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
+
+
+def read_body(stream: ByteStream, transfer_encoding: str | None, content_length: str | None) -> bytes:
+    """The request body as RFC 9112 §6.3 delimits it: the chunked transfer coding (``curl -T -``,
+    a streaming client; it wins over a ``content-length``), else ``content-length`` bytes, else
+    none. Read exactly to its end, so a keep-alive connection's next request starts where it should."""
+    if transfer_encoding is not None:
+        codings = [coding.strip().lower() for coding in transfer_encoding.split(",") if coding.strip()]
+        if codings != ["chunked"]:
+            raise UnreadableBody(f"transfer-encoding {transfer_encoding!r}: only chunked is read")
+        return _read_chunked(stream)
+    length = content_length or "0"
+    if not (length.isascii() and length.isdigit()):
+        raise UnreadableBody(f"content-length {length!r} is not a number of bytes")
+    body = stream.read(int(length)) if int(length) else b""
+    if len(body) != int(length):
+        raise UnreadableBody(f"the connection ended {int(length) - len(body)} bytes before the body did")
+    return body
+
+
+def _read_chunked(stream: ByteStream) -> bytes:
+    """Chunks (``size[;extension] CRLF data CRLF``) up to the zero-size one, then the trailer
+    fields, which a function URL does not pass on, up to the empty line."""
+    parts = []
+    while True:
+        size_field = _chunk_line(stream).split(b";", 1)[0].strip()
+        if not _CHUNK_SIZE.fullmatch(size_field):
+            raise UnreadableBody(f"chunk size {size_field[:20]!r} is not hexadecimal")
+        size = int(size_field, 16)
+        if size == 0:
+            break
+        data = stream.read(size)
+        if len(data) != size or stream.read(2) != b"\r\n":
+            raise UnreadableBody("a chunk ended before its size or without CRLF")
+        parts.append(data)
+    while _chunk_line(stream).strip():  # trailer fields until the empty line
+        pass
+    return b"".join(parts)
+
+
+def _chunk_line(stream: ByteStream) -> bytes:
+    line = stream.readline(MAX_CHUNK_LINE + 1)
+    if not line.endswith(b"\n") or len(line) > MAX_CHUNK_LINE:
+        raise UnreadableBody("a chunk's size line or a trailer is cut off or too long")
+    return line
 
 
 def http_to_event(
