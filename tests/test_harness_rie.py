@@ -64,8 +64,10 @@ def test_every_public_function_of_the_function_harness_is_typed():
                 continue
             functions = [(name, value)] if inspect.isfunction(value) else []
             if inspect.isclass(value):
+                # A Protocol's __init__ is typing's own placeholder, not the harness's code.
                 functions += [(f"{name}.{attribute}", member) for attribute, member in vars(value).items()
-                              if inspect.isfunction(member) and (attribute == "__init__" or not attribute.startswith("_"))]
+                              if inspect.isfunction(member) and (attribute == "__init__" or not attribute.startswith("_"))
+                              and not (attribute == "__init__" and getattr(value, "_is_protocol", False))]
             for qualified, function in functions:
                 signature = inspect.signature(function)
                 bare = [p.name for p in signature.parameters.values()
