@@ -59,28 +59,26 @@ class Span:
 
 def check_mark_types(value: object, field: str = "marks") -> tuple[str, ...]:
     """``["sentence", "word"]`` (or ``"sentence,word"`` from a query string or metadata) as a tuple, checked."""
-    if isinstance(value, str):
-        value = [item.strip() for item in value.split(",") if item.strip()]
-    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
-        raise InvalidParameter(f"{field} must be a list of mark types ({', '.join(MARK_TYPES)}), got {value!r}", field=field)
-    unknown = [v for v in value if v not in MARK_TYPES]
-    if unknown:
-        raise InvalidParameter(f"{field}: {unknown[0]!r} is not a mark type this function makes; "
-                               f"types are {', '.join(MARK_TYPES)} (Polly's viseme and ssml are not)", field=field)
-    return tuple(t for t in MARK_TYPES if t in value)
+    return _choices(value, field, MARK_TYPES, "mark types", "a mark type this function makes",
+                    " (Polly's viseme and ssml are not)")
 
 
 def check_caption_formats(value: object, field: str = "captions") -> tuple[str, ...]:
+    """``["srt", "vtt"]`` (or ``"srt,vtt"``) as a tuple, checked."""
+    return _choices(value, field, CAPTION_FORMATS, "caption formats", "a caption format")
+
+
+def _choices(value: object, field: str, allowed: tuple[str, ...], plural: str, one: str, aside: str = "") -> tuple[str, ...]:
+    """A non-empty list of names out of ``allowed`` (case aside), in ``allowed``'s order, each once."""
     if isinstance(value, str):
         value = [item.strip() for item in value.split(",") if item.strip()]
     if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
-        raise InvalidParameter(f"{field} must be a list of caption formats ({', '.join(CAPTION_FORMATS)}), got {value!r}",
-                               field=field)
-    unknown = [v for v in value if v.lower() not in CAPTION_FORMATS]
+        raise InvalidParameter(f"{field} must be a list of {plural} ({', '.join(allowed)}), got {value!r}", field=field)
+    names = {v.lower() for v in value}
+    unknown = [v for v in value if v.lower() not in allowed]
     if unknown:
-        raise InvalidParameter(f"{field}: {unknown[0]!r} is not a caption format; formats are {', '.join(CAPTION_FORMATS)}",
-                               field=field)
-    return tuple(f for f in CAPTION_FORMATS if f in {v.lower() for v in value})
+        raise InvalidParameter(f"{field}: {unknown[0]!r} is not {one}; {plural} are {', '.join(allowed)}{aside}", field=field)
+    return tuple(name for name in allowed if name in names)
 
 
 def speech_marks(text: str, spoken_of: Callable[[str], str], spans: Sequence[Span], types: Sequence[str]) -> list[SpeechMark]:
