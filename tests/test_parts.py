@@ -25,8 +25,7 @@ def test_parts_rendered_alone_and_stitched_equal_the_sequential_audio(engine, se
     assert len({p.options.seed for p in parts}) == 1 and parts[0].options.seed is not None
     # Each part goes through JSON (an SQS message) and is rendered in reverse order: no hidden state.
     rendered = {p.index: engine.render_part(Part.from_json(json.loads(json.dumps(p.to_json())))) for p in reversed(parts)}
-    gap = np.zeros(engine.gap(options), np.float32)
-    stitched = np.concatenate([piece for i in range(len(parts)) for piece in ((gap,) if i else ()) + (rendered[i],)])
+    stitched = np.concatenate([piece for p in parts for piece in (np.zeros(engine.frames(p.pause_s), np.float32), rendered[p.index])])
     sequential = engine.synthesize(engine.prepare(TEXT, parts[0].options)).audio
     np.testing.assert_array_equal(stitched, sequential)
 

@@ -26,6 +26,7 @@ from supertonic_engine.errors import (
     UnknownLanguage,
     UnknownVoice,
     UnsupportedCharacters,
+    UnsupportedSsml,
     UnsupportedFormat,
     VoiceFileCorrupt,
 )
@@ -194,6 +195,7 @@ HTTP_STATUS: Mapping[type[BaseException], int] = {
     ResponseTooLarge: 413,
     UnsupportedMediaType: 415,
     UnsupportedCharacters: 422,
+    UnsupportedSsml: 422,
     UnknownVoice: 422,
     InvalidVoiceBlend: 422,
     UnknownLanguage: 422,

@@ -64,8 +64,8 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
     options = prepared.options
     if stored is not None:  # the seed the first delivery drew, so the parts agree with each other
         options = SynthesisOptions(**stored["options"])
-        prepared = service.engine.prepare(prepared.text, options, format=prepared.format.name,
-                                          marks=prepared.marks, captions=prepared.captions)
+        prepared = service.engine.prepare(prepared.text, options, format=prepared.format.name, marks=prepared.marks,
+                                          captions=prepared.captions, text_type="ssml" if prepared.script.is_ssml else "text")
     parts = service.engine.parts(prepared, deadline=seconds_left(context, service.config.deadline_margin_s))
     sidecars = store_sidecars(service, prepared, keys)  # from the durations: ready before any part is
     document = {
@@ -75,7 +75,9 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
         "options": asdict(parts[0].options),
         "characters": len(prepared.text),
         "parts_total": len(parts),
-        "forecast_s": round(sum(p.speech_s for p in parts) + prepared.options.silence_s * (len(parts) - 1), 3),
+        "forecast_s": round(sum(p.speech_s for p in parts) + prepared.silence_s, 3),
+        "pauses": [p.pause_s for p in parts],  # the silence before each part (SSML breaks make them differ)
+        "tail_s": prepared.tail_s,  # and after the last one
         "submitted_at": utc_now(),
         "request_id": request_id,
     }
@@ -160,7 +162,8 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
         plan_doc = store.get_json(keys.bucket, keys.plan) or {}
         fmt = audio_format(format)
         sample_rate = service.engine.sample_rate
-        gap = np.zeros(service.engine.gap(options), np.float32)
+        # A plan made before pauses were per part holds none: the usual silence between every two.
+        pauses = plan_doc.get("pauses") or [0.0] + [options.silence_s] * (total - 1)
         chunks: list[dict[str, Any]] = []
         position = 0
         started = time.perf_counter()
@@ -170,12 +173,11 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
             with AudioWriter(path, fmt, sample_rate) as writer:
                 for index in range(total):
                     samples = np.frombuffer(store.read_bytes(keys.bucket, keys.part(index)), dtype=SAMPLE_DTYPE)
-                    if index:
-                        writer.write(gap)
-                        position += gap.size
+                    position += _silence(writer, service.engine.frames(pauses[index]))
                     writer.write(samples)
                     chunks.append({"index": index, "start_s": round(position / sample_rate, 4), "end_s": round((position + samples.size) / sample_rate, 4)})
                     position += samples.size
+                position += _silence(writer, service.engine.frames(float(plan_doc.get("tail_s") or 0.0)))
             audio_key = keys.audio(fmt.extension, request_id)
             size = path.stat().st_size
             audio_type = content_type(fmt, sample_rate)
@@ -211,6 +213,12 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
     _tidy(service, keys)
     logger.info("job assembled", extra={"parts": total, "duration_s": manifest["duration_s"], "assembly_ms": manifest["assembly_ms"]})
     return "done"
+
+
+def _silence(writer: AudioWriter, frames: int) -> int:
+    if frames:
+        writer.write(np.zeros(frames, np.float32))
+    return frames
 
 
 def _claim(service: Service, keys: ResultKeys, request_id: str) -> bool:

@@ -29,7 +29,7 @@ from .errors import InvalidJson
 from .voices import resolve_voice
 
 ON_ERROR_CHOICES = ("json", "audio")
-OPTION_FIELDS = ("voice", "lang", "steps", "speed", "format", "seed", "normalize", "on_error", "marks", "captions", "chunking")
+OPTION_FIELDS = ("voice", "lang", "steps", "speed", "format", "seed", "normalize", "on_error", "marks", "captions", "chunking", "text_type")
 ANSWERS = ("audio", "marks", "captions")
 FIELDS = ("text", *OPTION_FIELDS)
 
@@ -47,13 +47,14 @@ class TtsRequest:
     marks: object = ()  # speech mark types (the engine checks them)
     captions: object = ()  # caption formats: the answer with ``format`` srt/vtt, sidecars of an S3 job
     answer: str = "audio"  # what a synchronous caller gets back: audio, marks (JSON lines) or captions
+    text_type: str | None = None  # Polly's TextType: ssml or text; None: SSML when the text starts with <speak>
 
     def prepare(self, engine: Engine) -> Prepared:
         """The engine's one check of this request (text, options, voice, format, limits), its
         errors naming the wire's field for the text."""
         try:
             return engine.prepare(self.text, self.options, limits=self.limits or NO_LIMITS, format=self.format,
-                                  marks=self.marks, captions=self.captions)
+                                  marks=self.marks, captions=self.captions, text_type=self.text_type)
         except SupertonicError as error:
             # The text as sent is the wire's field; what it reads as (spelled out, as audio) is not.
             if error.field == "text" and self.text_field != "text" and not isinstance(error, (SpokenTextTooLong, AudioTooLong)):
@@ -76,6 +77,8 @@ class TtsRequest:
             document["seed"] = o.seed
         if o.chunking != SynthesisOptions.chunking:
             document["chunking"] = o.chunking
+        if self.text_type is not None:
+            document["text_type"] = self.text_type
         if self.marks:
             document["marks"] = self.marks
         if self.answer == "captions":
@@ -162,8 +165,11 @@ def build_request(
         if answer == "captions":
             raise InvalidParameter("marks and captions are two answers: send marks, or format srt/vtt, not both", field="marks")
         answer = "marks"
+    text_type = values.get("text_type")
+    if text_type is not None:
+        text_type = _string(values, "text_type", "").lower()  # the engine says which values it reads
     return TtsRequest(text=text, options=options, format=fmt, on_error=on_error, limits=limits, text_field=text_field,
-                      format_sent="format" in values, marks=marks, captions=captions, answer=answer)
+                      format_sent="format" in values, marks=marks, captions=captions, answer=answer, text_type=text_type)
 
 
 def check_text(text: object, field: str = "text") -> str:

@@ -107,6 +107,24 @@ class UnsupportedCharacters(InvalidRequest):
         )
 
 
+class InvalidSsml(InvalidRequest):
+    """SSML that is not well-formed XML, or holds a value this function cannot read (a break's time)."""
+
+    code = "invalid_ssml"
+    field = "text"
+
+
+class UnsupportedSsml(InvalidRequest):
+    """Well-formed SSML with an element or attribute this function does not do: the message names it."""
+
+    code = "unsupported_ssml"
+    field = "text"
+
+    def __init__(self, message: str, tag: str) -> None:
+        self.tag = tag
+        super().__init__(message)
+
+
 class UnknownVoice(InvalidRequest):
     code = "unknown_voice"
     field = "voice"

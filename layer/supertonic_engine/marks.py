@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import InvalidParameter
 from .text.chunking import sentence_spans
+from .text.script import Script
 
 MARK_TYPES = ("sentence", "word")
 CAPTION_FORMATS = ("srt", "vtt")
@@ -81,21 +82,22 @@ def _choices(value: object, field: str, allowed: tuple[str, ...], plural: str, o
     return tuple(name for name in allowed if name in names)
 
 
-def speech_marks(text: str, spoken_of: Callable[[str], str], spans: Sequence[Span], types: Sequence[str]) -> list[SpeechMark]:
-    """The marks of ``types`` for ``text``, whose chunks (as read, ``spoken_of`` applied) sit at ``spans``.
+def speech_marks(script: Script, spans: Sequence[Span], types: Sequence[str]) -> list[SpeechMark]:
+    """The marks of ``types`` for ``script``, whose chunks (what it reads) sit at ``spans``.
 
-    Sentences are found in ``text`` as the chunker finds them in the spoken text, and each is read
-    alone to find where it falls among the chunks' characters (whitespace aside). Should reading a
-    sentence alone differ from reading it in context, positions fall back to proportions of the
-    whole, and every mark says it is estimated.
+    Sentences are found in the written text as the chunker finds them in the spoken text, and each
+    is read alone to find where it falls among the chunks' characters (whitespace aside). Should
+    reading a sentence alone differ from reading it in context, positions fall back to proportions
+    of the whole, and every mark says it is estimated. Offsets are bytes of the input as sent (for
+    SSML, of the document, markup included).
     """
+    text = script.text
     clock = _Clock(spans)
     sentences = sentence_spans(text)
-    spoken = [_squash(spoken_of(text[a:b])) for a, b in sentences]
+    spoken = [_squash(script.spoken(a, b)) for a, b in sentences]
     total = sum(len(s) for s in spoken)
     scale = 1.0 if total == clock.total else clock.total / max(1, total)
     exact_layout = scale == 1.0 and "".join(spoken) == clock.stream
-    to_bytes = _ByteOffsets(text)
     marks: list[SpeechMark] = []
     position = 0.0
     for (a, b), said in zip(sentences, spoken, strict=True):
@@ -105,17 +107,17 @@ def speech_marks(text: str, spoken_of: Callable[[str], str], spans: Sequence[Spa
             continue
         if "sentence" in types:
             time_s, exact = clock.at(start)
-            marks.append(SpeechMark("sentence", _ms(time_s), _ms(clock.end_at(end)), to_bytes(a), to_bytes(b),
+            marks.append(SpeechMark("sentence", _ms(time_s), _ms(clock.end_at(end)), *script.byte_range(a, b),
                                     text[a:b], estimated=not (exact and exact_layout)))
         if "word" in types:
-            marks.extend(_words(text, a, b, start, end, spoken_of, clock, to_bytes, exact_layout))
+            marks.extend(_words(script, a, b, start, end, clock, exact_layout))
     return marks
 
 
-def _words(text: str, a: int, b: int, start: float, end: float, spoken_of: Callable[[str], str], clock: _Clock,
-           to_bytes: _ByteOffsets, exact_layout: bool) -> list[SpeechMark]:
+def _words(script: Script, a: int, b: int, start: float, end: float, clock: _Clock, exact_layout: bool) -> list[SpeechMark]:
+    text = script.text
     words = [m.span() for m in _WORD.finditer(text, a, b)]
-    weights = [len(_squash(spoken_of(text[x:y]))) for x, y in words]
+    weights = [len(_squash(script.spoken(x, y))) for x, y in words]
     total = sum(weights)
     if not total:
         return []
@@ -128,7 +130,7 @@ def _words(text: str, a: int, b: int, start: float, end: float, spoken_of: Calla
         if not weight or not any(c.isalnum() for c in text[x:y]):  # a dash, a symbol: a pause, not a word
             continue
         time_s, exact = clock.at(w_start)
-        marks.append(SpeechMark("word", _ms(time_s), _ms(clock.end_at(w_end)), to_bytes(x), to_bytes(y), text[x:y],
+        marks.append(SpeechMark("word", _ms(time_s), _ms(clock.end_at(w_end)), *script.byte_range(x, y), text[x:y],
                                 estimated=not (exact and exact_layout)))
     return marks
 
@@ -164,18 +166,6 @@ class _Clock:
         length = self.offsets[index + 1] - self.offsets[index]
         share = 0.0 if not length else min(1.0, max(0.0, (position - self.offsets[index]) / length))
         return span.start_s + share * (span.end_s - span.start_s)
-
-
-class _ByteOffsets:
-    """Character positions of one text to UTF-8 byte offsets."""
-
-    def __init__(self, text: str) -> None:
-        self.prefix = [0]
-        for char in text:
-            self.prefix.append(self.prefix[-1] + len(char.encode("utf-8", "surrogatepass")))
-
-    def __call__(self, index: int) -> int:
-        return self.prefix[index]
 
 
 def _squash(text: str) -> str:

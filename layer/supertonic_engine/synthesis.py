@@ -37,7 +37,9 @@ from .errors import (
 from .marks import Span, SpeechMark, captions, check_caption_formats, check_mark_types, speech_marks
 from .sessions import Sessions, load_sessions
 from .standin_marker import NOTE
-from .text import LANGUAGES, chunk_text, default_max_chunk_chars, normalize
+from .text import LANGUAGES, chunk_text, default_max_chunk_chars
+from .text.script import Script
+from .text.ssml import read_script
 from .text.unicode import TextEncoder, model_text
 
 logger = logging.getLogger(__name__)
@@ -192,7 +194,10 @@ class Prepared:
     """
 
     text: str  # as sent
+    script: Script  # the text as written and as read (SSML's words, sections, pauses)
     chunks: tuple[str, ...]  # what the model reads, one call of the pipeline each
+    langs: tuple[str, ...]  # the language of each chunk (``options.lang`` unless SSML switches it)
+    pauses: tuple[float, ...]  # seconds of silence before each chunk (the first: none, unless a break)
     options: SynthesisOptions
     style: VoiceStyle
     format: AudioFormat
@@ -200,19 +205,20 @@ class Prepared:
     marks: tuple[str, ...] = ()  # speech mark types asked for (``Engine.marks``), besides or instead of audio
     captions: tuple[str, ...] = ()  # caption formats asked for (``Engine.captions``)
 
-    def spoken(self, text: str) -> str:
-        """``text`` (a piece of this request's) as the model would read it: what marks are measured in."""
-        if not self.options.normalize:
-            return text
-        try:
-            return normalize(text, self.options.lang)
-        except EmptyText:
-            return ""
+    @property
+    def tail_s(self) -> float:
+        """Seconds of silence after the last chunk (an SSML break at the end)."""
+        return self.script.tail_s
+
+    @property
+    def silence_s(self) -> float:
+        """All the silence the audio holds besides the speech."""
+        return sum(self.pauses) + self.tail_s
 
     @property
     def model_text(self) -> str:
         """The exact text the model will read, one chunk per line, tags included."""
-        return "\n".join(model_text(chunk, self.options.lang) for chunk in self.chunks)
+        return "\n".join(model_text(chunk, lang) for chunk, lang in zip(self.chunks, self.langs, strict=True))
 
 
 class Preparer:
@@ -232,16 +238,20 @@ class Preparer:
         format: str = DEFAULT_FORMAT,
         marks: object = (),
         captions: object = (),
+        text_type: str | None = None,
     ) -> Prepared:
         options = options or SynthesisOptions()
-        chunks = self._chunks(text, options, limits)
+        self._check_text(text, limits)
+        script = read_script(text, options.lang, normalize=options.normalize, text_type=text_type)
+        chunks, langs, pauses = self._chunks(script, options, limits)
         style = self.assets.voice(options.voice)
         # A blend is reported (and stored in a job's parts) by its canonical name: "F1:0.7,M2:0.3".
         options = options if style.name == options.voice else replace(options, voice=style.name)
-        return Prepared(text, tuple(chunks), options, style, audio_format(format), limits,
-                        check_mark_types(marks) if marks else (), check_caption_formats(captions) if captions else ())
+        return Prepared(text, script, tuple(chunks), tuple(langs), tuple(pauses), options, style, audio_format(format),
+                        limits, check_mark_types(marks) if marks else (), check_caption_formats(captions) if captions else ())
 
-    def _chunks(self, text: str, options: SynthesisOptions, limits: Limits) -> list[str]:
+    def _check_text(self, text: str, limits: Limits) -> None:
+        """The text as sent: a string of real characters, not blank, within the lengths."""
         if not isinstance(text, str):
             raise InvalidParameter(f"text must be a string, got {type(text).__name__}", field="text")
         # JSON can spell a lone surrogate ("\\ud800"); it is no character, and UTF-8 cannot store or send it.
@@ -253,16 +263,33 @@ class Preparer:
         if len(text) > self.max_text_chars:
             raise TextTooLong(len(text), self.max_text_chars)
         limits.check_text(text)
-        spoken = normalize(text, options.lang) if options.normalize else text
+
+    def _chunks(self, script: Script, options: SynthesisOptions, limits: Limits) -> tuple[list[str], list[str], list[float]]:
+        """The chunks the model reads, each with its language and the silence before it."""
+        said = [(section, script.section_spoken(section)) for section in script.sections]
+        spoken = "\n\n".join(words for _, words in said)
         if not spoken.strip():
             raise EmptyText()
         limits.check_spoken(spoken)
         self.encoder.check(spoken)
         pack = options.chunking == "packed"
-        chunks = [c for c in chunk_text(spoken, options.chunk_chars, pack=pack) if model_text(c, None).strip(". ")]
+        chunks: list[str] = []
+        langs: list[str] = []
+        pauses: list[float] = []
+        for section, words in said:
+            # The silence before a section's first chunk: its break, else the usual one (none at the very start).
+            owed: float | None = section.pause_s if section.pause_s is not None else (options.silence_s if chunks else 0.0)
+            size = options.max_chunk_chars or default_max_chunk_chars(section.lang)
+            for chunk in chunk_text(words, size, pack=pack) if words.strip() else []:
+                if not model_text(chunk, None).strip(". "):
+                    continue
+                chunks.append(chunk)
+                langs.append(section.lang)
+                pauses.append(options.silence_s if owed is None else owed)
+                owed = None
         if not chunks:
             raise EmptyText("text has nothing to say once symbols and emoji are removed: send words")
-        return chunks
+        return chunks, langs, pauses
 
 
 class Engine:
@@ -327,12 +354,15 @@ class Engine:
         format: str = DEFAULT_FORMAT,
         marks: object = (),
         captions: object = (),
+        text_type: str | None = None,
     ) -> Prepared:
         """Check ``text`` with ``options`` (defaults: ``SynthesisOptions()``) and split it into chunks;
         raises the typed ``InvalidRequest`` errors. ``limits`` bound the text here and the forecast
         audio when it is synthesized; ``format`` is the file ``synthesize(into=...)`` will write;
-        ``marks`` (``sentence``, ``word``) and ``captions`` (``srt``, ``vtt``) what else is wanted."""
-        return self.preparer.prepare(text, options, limits=limits, format=format, marks=marks, captions=captions)
+        ``marks`` (``sentence``, ``word``) and ``captions`` (``srt``, ``vtt``) what else is wanted;
+        ``text_type`` ``ssml`` or ``text`` (None: SSML when the text starts with ``<speak>``)."""
+        return self.preparer.prepare(text, options, limits=limits, format=format, marks=marks, captions=captions,
+                                     text_type=text_type)
 
     def stream(
         self, request: str | Prepared, options: SynthesisOptions | None = None, *, deadline: float | Deadline | None = None
@@ -381,7 +411,7 @@ class Engine:
             chunks=timings,
             synth_ms=total_ms - encode_s * 1000.0,
             model_kind=self.model_kind,
-            text="\n".join(model_text(t.text, prepared.options.lang) for t in timings),
+            text="\n".join(model_text(t.text, prepared.langs[t.index]) for t in timings),
             options=prepared.options,
             encode_ms=encode_s * 1000.0,
             precision=self.precision,
@@ -399,25 +429,25 @@ class Engine:
         # RandomState(seed) draws exactly what np.random.seed(seed); np.random.randn(...) draws,
         # which is how the official package samples its noise.
         rng = np.random.RandomState(options.seed)
-        gap = np.zeros(self.gap(options), dtype=np.float32)
+        langs, last = prepared.langs, len(chunks) - 1
         position = 0
         deadline.chunks_total = len(chunks)
         with deadline:
             plans: list[_ChunkPlan] | None = None
             if limits.forecast:
-                plans, audio_s = [], options.silence_s * (len(chunks) - 1)
-                for chunk in chunks:
-                    plans.append(self._plan(chunk, style, options, deadline))
+                plans, audio_s = [], prepared.silence_s
+                for chunk, lang in zip(chunks, langs, strict=True):
+                    plans.append(self._plan(chunk, lang, style, options, deadline))
                     audio_s += plans[-1].speech_s
                     limits.check_audio(audio_s)  # refused as soon as the forecast passes the bound
                 deadline.keep_back(limits.after_s_per_audio_s * audio_s, f"delivering about {audio_s:,.0f} s of audio")
             for index, chunk in enumerate(chunks):
                 started = time.perf_counter()
-                plan = plans[index] if plans is not None else self._plan(chunk, style, options, deadline)
+                plan = plans[index] if plans is not None else self._plan(chunk, langs[index], style, options, deadline)
                 wav = self._synthesize_chunk(plan, style, options, rng, deadline)
                 synth_ms = (time.perf_counter() - started) * 1000.0
-                lead = gap if index else gap[:0]
-                start = position + lead.size
+                lead = self.frames(prepared.pauses[index])
+                start = position + lead
                 timing = ChunkTiming(
                     index=index,
                     text=chunk,
@@ -428,7 +458,10 @@ class Engine:
                 )
                 position = start + wav.size
                 deadline.chunks_done = index + 1
-                yield AudioChunk(timing, np.concatenate([lead, wav]) if lead.size else wav)
+                tail = self.frames(prepared.tail_s) if index == last else 0
+                if lead or tail:
+                    wav = np.concatenate([np.zeros(lead, np.float32), wav, np.zeros(tail, np.float32)])
+                yield AudioChunk(timing, wav)
 
     # --- where the audio will be: marks and captions without synthesis ------------------------------
 
@@ -436,12 +469,11 @@ class Engine:
         """Where each chunk's audio will sit, from the duration predictor alone (milliseconds a
         chunk): the very ``start_s``/``end_s`` that ``stream`` reports (``synth_ms`` is 0)."""
         clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)
-        gap = self.gap(prepared.options)
         timings, position = [], 0
         with clock:
-            for index, chunk in enumerate(prepared.chunks):
-                plan = self._plan(chunk, prepared.style, prepared.options, clock)
-                start = position + (gap if index else 0)
+            for index, (chunk, lang) in enumerate(zip(prepared.chunks, prepared.langs, strict=True)):
+                plan = self._plan(chunk, lang, prepared.style, prepared.options, clock)
+                start = position + self.frames(prepared.pauses[index])
                 position = start + self._chunk_frames(plan.duration)
                 timings.append(ChunkTiming(index, chunk, start / self.sample_rate, position / self.sample_rate, plan.speech_s, 0.0))
         return timings
@@ -455,7 +487,7 @@ class Engine:
         kinds = check_mark_types(types) if types is not None else (prepared.marks or ("sentence", "word"))
         timings = timeline if timeline is not None else self.timeline(prepared, deadline=deadline)
         spans = [Span(t.text, t.start_s, t.end_s) for t in timings]
-        return speech_marks(prepared.text, prepared.spoken, spans, kinds)
+        return speech_marks(prepared.script, spans, kinds)
 
     def captions(self, prepared: Prepared, fmt: str = "srt", *, timeline: list[ChunkTiming] | None = None,
                  deadline: float | Deadline | None = None) -> str:
@@ -480,9 +512,9 @@ class Engine:
         clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)
         parts: list[Part] = []
         with clock:
-            for index, chunk in enumerate(prepared.chunks):
-                plan = self._plan(chunk, prepared.style, options, clock)
-                parts.append(Part(index, chunk, options, _noise_state(rng), plan.speech_s))
+            for index, (chunk, lang) in enumerate(zip(prepared.chunks, prepared.langs, strict=True)):
+                plan = self._plan(chunk, lang, prepared.style, options, clock)
+                parts.append(Part(index, chunk, options, _noise_state(rng), plan.speech_s, lang, prepared.pauses[index]))
                 _skip_normals(rng, self._noise_size(plan.duration))
         return parts
 
@@ -493,16 +525,16 @@ class Engine:
         rng = np.random.RandomState()
         rng.set_state(_noise_state_from(part.noise))
         with clock:
-            plan = self._plan(part.text, style, part.options, clock)
+            plan = self._plan(part.text, part.lang, style, part.options, clock)
             return self._synthesize_chunk(plan, style, part.options, rng, clock)
 
-    def gap(self, options: SynthesisOptions) -> int:
-        """The frames of silence between two chunks."""
-        return int(options.silence_s * self.sample_rate)
+    def frames(self, seconds: float) -> int:
+        """Samples of ``seconds`` of audio (the silence before a chunk)."""
+        return int(seconds * self.sample_rate)
 
-    def _plan(self, chunk: str, style: VoiceStyle, options: SynthesisOptions, deadline: Deadline) -> _ChunkPlan:
+    def _plan(self, chunk: str, lang: str, style: VoiceStyle, options: SynthesisOptions, deadline: Deadline) -> _ChunkPlan:
         """A chunk's model inputs and the duration predictor's forecast, the first graph of its pipeline."""
-        text_ids, text_mask = self.preparer.encoder.encode(chunk, options.lang)
+        text_ids, text_mask = self.preparer.encoder.encode(chunk, lang)
         duration, *_ = deadline.run(self.sessions.duration_predictor, {"text_ids": text_ids, "style_dp": style.dp, "text_mask": text_mask})
         return _ChunkPlan(text_ids, text_mask, duration / options.speed)
 
@@ -571,13 +603,21 @@ class Part:
     options: SynthesisOptions  # the whole text's, seed included
     noise: dict[str, Any]  # the random stream's state at this chunk's first draw
     speech_s: float  # the duration predictor's forecast for this chunk
+    lang: str  # the chunk's language (SSML may switch it from ``options.lang``)
+    pause_s: float  # the silence before it in the whole audio
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "text": self.text, "options": asdict(self.options), "noise": self.noise, "speech_s": self.speech_s}
+        return {"index": self.index, "text": self.text, "options": asdict(self.options), "noise": self.noise,
+                "speech_s": self.speech_s, "lang": self.lang, "pause_s": self.pause_s}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Part:
-        return cls(int(data["index"]), str(data["text"]), SynthesisOptions(**data["options"]), dict(data["noise"]), float(data["speech_s"]))
+        options = SynthesisOptions(**data["options"])
+        index = int(data["index"])
+        # Parts sent before languages and pauses were per chunk: the text's language, the usual silence.
+        pause_s = float(data.get("pause_s", options.silence_s if index else 0.0))
+        return cls(index, str(data["text"]), options, dict(data["noise"]), float(data["speech_s"]),
+                   str(data.get("lang", options.lang)), pause_s)
 
 
 # Skipped draws are made in blocks of this many normals: memory stays small however long the text.

@@ -56,7 +56,7 @@ def normalize(text: str, lang: str, *, lexicon: Mapping[str, str] | None = None)
             spoken.append(segment.text)
         else:
             spoken.append(_normalize_plain(segment.text, languages[-1], extra))
-    return _collapse_whitespace("".join(spoken))
+    return collapse_whitespace("".join(spoken))
 
 
 def _normalize_plain(text: str, lang: str, extra: tuple[tuple[str, str], ...]) -> str:
@@ -77,6 +77,7 @@ def _normalize_words(text: str, lang: str, extra: tuple[tuple[str, str], ...]) -
     return rules(text) if rules else text
 
 
-def _collapse_whitespace(text: str) -> str:
+def collapse_whitespace(text: str) -> str:
+    """Runs of whitespace as one space; a blank line stays, as one, so chunking still splits there."""
     paragraphs = (" ".join(paragraph.split()) for paragraph in _PARAGRAPH_BREAK.split(text))
     return "\n\n".join(paragraph for paragraph in paragraphs if paragraph)

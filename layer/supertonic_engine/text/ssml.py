@@ -1,0 +1,281 @@
+"""The SSML subset Polly users write, read into a ``Script``.
+
+``<speak>`` (its ``xml:lang`` sets the document's language), ``<break time="500ms"/>`` or
+``strength``, ``<say-as interpret-as="characters|spell-out|cardinal|number|ordinal|digits|date|telephone">``
+(``format`` for dates), ``<sub alias="...">``, ``<p>`` and ``<s>`` (each its own sentence), and
+``<lang xml:lang="ko-KR">`` (also ``xml:lang`` on ``p``/``s``), which reads its span in that language.
+Any other element or attribute is refused with its name, so nothing is silently dropped.
+
+The parser is expat, the standard library's XML parser, locked down as ``defusedxml`` does it: a
+document type declaration (where entity bombs and external entities live) is refused outright,
+as is nesting deeper than ``MAX_DEPTH``. Every character of the document's words keeps the bytes it
+was written as, so speech marks point into the SSML as sent, as Polly's do.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.parsers.expat
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..errors import EmptyText, InvalidParameter, InvalidSsml, UnsupportedSsml
+from .languages import LANGUAGES
+from .normalize import normalize
+from .say_as import DATE_FORMATS, INTERPRETATIONS, say_as
+from .script import Said, Script, Section
+
+TEXT_TYPES = ("text", "ssml")  # Polly's TextType
+ELEMENTS = ("speak", "break", "say-as", "sub", "p", "s", "lang")
+MAX_DEPTH = 32
+MAX_BREAK_S = 10.0  # Polly's longest break
+# Polly: none and x-weak add no pause, weak and medium a comma's, strong a sentence's, x-strong a paragraph's.
+BREAK_STRENGTHS: Mapping[str, float] = {"none": 0.0, "x-weak": 0.0, "weak": 0.2, "medium": 0.4, "strong": 0.7, "x-strong": 1.2}
+# A language switched inside a sentence is a new chunk, but no sentence ends there.
+LANGUAGE_SWITCH_PAUSE_S = 0.1
+_ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
+    "speak": ("xml:lang", "version", "xml:base"),
+    "break": ("time", "strength"),
+    "say-as": ("interpret-as", "format"),
+    "sub": ("alias",),
+    "p": ("xml:lang",),
+    "s": ("xml:lang",),
+    "lang": ("xml:lang", "onlangfailure"),
+}
+_TIME = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*")
+_ENDS_SENTENCE = re.compile(r"(?:[.!?…。！？]['\"’”)\]]*|\n\n)\s*$")
+_ROOT = "<speak>"
+
+
+def read_script(text: str, lang: str, *, normalize: bool = True, text_type: str | None = None) -> Script:
+    """``text`` as a ``Script``: SSML when ``text_type`` is ``ssml``, or when it is None and the text
+    starts as an SSML document does; plain text otherwise."""
+    if text_type is not None and text_type not in TEXT_TYPES:
+        raise InvalidParameter(f"text_type must be one of {', '.join(TEXT_TYPES)}, got {text_type!r}", field="text_type")
+    if text_type == "ssml" or (text_type is None and looks_like_ssml(text)):
+        return parse_ssml(text, lang, normalize=normalize)
+    return Script.plain(text, lang, normalize=normalize)
+
+
+def looks_like_ssml(text: str) -> bool:
+    """Whether ``text`` is an SSML document (it starts with ``<speak`` or an XML declaration)."""
+    head = text.lstrip()[:6]
+    return head.startswith("<speak") or head.startswith("<?xml")
+
+
+def parse_ssml(source: str, lang: str, *, normalize: bool = True) -> Script:
+    """``source`` (an SSML document; a bare fragment is read as if inside ``<speak>``) as a ``Script``
+    whose default language is ``lang``. Raises ``InvalidSsml`` or ``UnsupportedSsml`` naming the problem."""
+    wrapped = not looks_like_ssml(source)
+    document = f"{_ROOT}{source}</speak>" if wrapped else source
+    reader = _Reader(document.encode("utf-8"), lang, normalize, shift=len(_ROOT) if wrapped else 0)
+    parser = xml.parsers.expat.ParserCreate()
+    parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.StartDoctypeDeclHandler = _refuse_doctype
+    parser.EntityDeclHandler = _refuse_doctype
+    parser.ExternalEntityRefHandler = _refuse_doctype
+    parser.StartElementHandler = lambda name, attributes: reader.start(name, attributes, parser.CurrentByteIndex)
+    parser.EndElementHandler = lambda name: reader.end(name, parser.CurrentByteIndex)
+    parser.CharacterDataHandler = lambda data: reader.characters(data, parser.CurrentByteIndex)
+    try:
+        parser.Parse(reader.document, True)
+    except xml.parsers.expat.ExpatError as error:
+        line, column = error.lineno, error.offset + 1 - (len(_ROOT) if wrapped and error.lineno == 1 else 0)
+        raise InvalidSsml(
+            f"the SSML is not well-formed XML: {xml.parsers.expat.ErrorString(error.code)} (line {line}, column {column}). "
+            "Write & as &amp; and < as &lt; in text, and close every tag."
+        ) from None
+    return reader.script(source)
+
+
+def _refuse_doctype(*_: object) -> None:
+    raise InvalidSsml("SSML with a document type declaration (<!DOCTYPE ...>) or entities is refused: remove it")
+
+
+@dataclass
+class _Open:
+    """An element being read: its name, the language inside it, and for sub/say-as what it holds."""
+
+    name: str
+    lang: str
+    attributes: dict[str, str]
+    start: int = 0  # where its text begins in the script
+    words: list[str] = field(default_factory=list)
+
+
+class _Reader:
+    """expat's events to the script's text, sections and said stretches."""
+
+    def __init__(self, document: bytes, lang: str, normalize: bool, shift: int) -> None:
+        self.document = document
+        self.normalize = normalize
+        self.shift = shift  # bytes of a ``<speak>`` added around a bare fragment
+        self.chars: list[str] = []
+        self.spans: list[tuple[int, int]] = []
+        self.sections: list[Section] = []
+        self.open: list[_Open] = []
+        self.default_lang = lang
+        self.section_start, self.section_lang = 0, lang
+        self.said: list[Said] = []
+        self.pause: float | None = None  # breaks since the last section ended
+        self.size = len(document) - shift - (len(b"</speak>") if shift else 0)
+
+    # --- events ----------------------------------------------------------------------------------
+
+    def start(self, name: str, attributes: dict[str, str], at: int) -> None:
+        if not self.open and name != "speak":
+            raise InvalidSsml(f"an SSML document's root element is <speak>; this one is <{name}>")
+        if len(self.open) >= MAX_DEPTH:
+            raise InvalidSsml(f"the SSML nests elements more than {MAX_DEPTH} deep")
+        if name not in ELEMENTS:
+            raise UnsupportedSsml(
+                f"SSML <{name}> is not supported; this function reads {', '.join(f'<{e}>' for e in ELEMENTS)}. "
+                f"Remove <{name}> (its words are then read as they are)", tag=name)
+        for attribute in attributes:
+            if attribute not in _ATTRIBUTES[name] and not attribute.startswith("xmlns"):
+                raise UnsupportedSsml(f"SSML <{name} {attribute}=...> is not supported; <{name}> takes "
+                                      f"{', '.join(_ATTRIBUTES[name])}", tag=name)
+        outer = self.open[-1] if self.open else None
+        if outer is not None and outer.name in ("sub", "say-as"):
+            raise InvalidSsml(f"<{outer.name}> holds text only; it holds <{name}>")
+        lang = self._language(name, attributes, outer.lang if outer else self.default_lang)
+        if name in ("p", "s"):
+            self._separate(at)
+        if lang != self.section_lang:
+            self._cut(at, lang)
+        if name == "break":
+            self._break(attributes, at)
+        if name == "say-as":
+            self._check_say_as(attributes)
+        if name == "sub" and "alias" not in attributes:
+            raise InvalidSsml('<sub> needs an alias attribute, the words to say: <sub alias="World Wide Web">WWW</sub>')
+        self.open.append(_Open(name, lang, attributes, len(self.chars)))
+
+    def end(self, name: str, at: int) -> None:
+        element = self.open.pop()
+        if name in ("sub", "say-as"):
+            self._said(element)
+        if name in ("p", "s"):
+            self._separate(at)
+        outer_lang = self.open[-1].lang if self.open else self.default_lang
+        if outer_lang != self.section_lang:
+            self._cut(at, outer_lang)
+
+    def characters(self, data: str, at: int) -> None:
+        written = data.encode("utf-8")
+        if self.document[at : at + len(written)] == written:
+            position = at
+            for char in data:
+                size = len(char.encode("utf-8"))
+                self._append(char, (position, position + size))
+                position += size
+        else:  # a character or entity reference (its own event), or a line end written as \r\n
+            end = self.document.find(b";", at) + 1 if self.document[at:at + 1] == b"&" else at + len(written) + 1
+            for char in data:
+                self._append(char, (at, end))
+        if self.open and self.open[-1].name in ("sub", "say-as"):
+            self.open[-1].words.append(data)
+
+    # --- the result --------------------------------------------------------------------------------
+
+    def script(self, source: str) -> Script:
+        self._close_section()
+        spans = tuple((max(0, min(a - self.shift, self.size)), max(0, min(b - self.shift, self.size))) for a, b in self.spans)
+        return Script("".join(self.chars), source, tuple(self.sections), self.normalize, self.pause or 0.0, spans, is_ssml=True)
+
+    # --- the pieces ----------------------------------------------------------------------------------
+
+    def _language(self, name: str, attributes: Mapping[str, str], inherited: str) -> str:
+        if name == "lang" and "xml:lang" not in attributes:
+            raise InvalidSsml('<lang> needs an xml:lang attribute, such as <lang xml:lang="ko-KR">')
+        tag = attributes.get("xml:lang")
+        if tag is None:
+            return inherited
+        code = tag.strip().split("-")[0].split("_")[0].lower()
+        if code not in LANGUAGES:
+            raise UnsupportedSsml(f'<{name} xml:lang="{tag}">: the model does not speak {tag!r}; '
+                                  f"its languages are {', '.join(LANGUAGES)}", tag=name)
+        return code
+
+    def _append(self, char: str, span: tuple[int, int]) -> None:
+        self.chars.append(char)
+        self.spans.append(span)
+
+    def _separate(self, at: int) -> None:
+        """A paragraph break in the text (``<p>``, ``<s>``): the chunker and the marks split there."""
+        if self.chars and "".join(self.chars[-2:]) != "\n\n":
+            for char in "\n\n":
+                self._append(char, (at, at))
+
+    def _cut(self, at: int, lang: str) -> None:
+        """End the section here; the next one is read in ``lang``."""
+        written = "".join(self.chars[self.section_start:])
+        inside_sentence = bool(written.strip()) and self.pause is None and not _ENDS_SENTENCE.search(written)
+        self._close_section()
+        if inside_sentence:
+            self.pause = LANGUAGE_SWITCH_PAUSE_S
+        self.section_lang = lang
+        if self.chars and not self.chars[-1].isspace():
+            self._append(" ", (at, at))  # the words on either side of a switch stay apart
+        self.section_start = len(self.chars)
+
+    def _close_section(self) -> None:
+        written = "".join(self.chars[self.section_start:])
+        if written.strip():
+            self.sections.append(Section(self.section_start, len(self.chars), self.section_lang, self.pause, tuple(self.said)))
+            self.pause = None
+        self.said = []
+        self.section_start = len(self.chars)
+
+    def _break(self, attributes: Mapping[str, str], at: int) -> None:
+        seconds = _break_seconds(attributes)
+        if seconds is None:
+            return
+        self._close_section()
+        self.pause = (self.pause or 0.0) + seconds
+        if self.chars and not self.chars[-1].isspace():
+            self._append(" ", (at, at))
+        self.section_start = len(self.chars)
+
+    def _check_say_as(self, attributes: Mapping[str, str]) -> None:
+        kind = attributes.get("interpret-as")
+        if kind is None:
+            raise InvalidSsml('<say-as> needs interpret-as, one of ' + ", ".join(INTERPRETATIONS))
+        if kind not in INTERPRETATIONS:
+            raise UnsupportedSsml(f'<say-as interpret-as="{kind}"> is not supported; interpret-as is one of '
+                                  f"{', '.join(INTERPRETATIONS)}", tag="say-as")
+        fmt = attributes.get("format")
+        if fmt is not None and (kind != "date" or fmt not in DATE_FORMATS):
+            raise UnsupportedSsml(f'<say-as interpret-as="{kind}" format="{fmt}"> is not supported; format is for '
+                                  f"dates, one of {', '.join(DATE_FORMATS)}", tag="say-as")
+
+    def _said(self, element: _Open) -> None:
+        content = "".join(element.words)
+        if element.name == "sub":
+            words = element.attributes["alias"]
+            if self.normalize and words.strip():
+                try:
+                    words = normalize(words, element.lang)
+                except EmptyText:
+                    words = ""
+        else:
+            words = say_as(content, element.attributes["interpret-as"], element.attributes.get("format"), element.lang)
+        if len(self.chars) > element.start:
+            self.said.append(Said(element.start, len(self.chars), " ".join(words.split())))
+
+
+def _break_seconds(attributes: Mapping[str, str]) -> float | None:
+    """The pause a ``<break>`` asks for; None: none at all (``strength="none"``, ``x-weak``)."""
+    time = attributes.get("time")
+    if time is not None:
+        match = _TIME.fullmatch(time)
+        if match is None:
+            raise InvalidSsml(f'<break time="{time}">: write a time such as "500ms" or "1.5s"')
+        seconds = float(match.group(1)) / (1000.0 if match.group(2) == "ms" else 1.0)
+        if seconds > MAX_BREAK_S:
+            raise InvalidSsml(f'<break time="{time}">: a break is at most {MAX_BREAK_S:g}s; use several for longer')
+        return seconds
+    strength = attributes.get("strength", "medium")
+    if strength not in BREAK_STRENGTHS:
+        raise InvalidSsml(f'<break strength="{strength}">: strength is one of {", ".join(BREAK_STRENGTHS)}')
+    return BREAK_STRENGTHS[strength] or None
