@@ -26,6 +26,14 @@ from urllib.parse import quote_plus
 # What people type: words, numbers, dates, times, money, tags, emoji, odd spacing and punctuation.
 TYPED_PIECES = [*"aZ 09.,!?%:/$-'\"()\n\t원년월일시개가한국어😀…「」", "<laugh>", "</laugh>", "<breath>", "<ko>", "API",
                 "10:30", "2026년 8월 24일", "15,000원", "$3.50", "3개", "010-1234-5678", "https://example.com"]
+# SSML as Polly users write it, and as no parser should trust: unknown elements, bad values, entities, DOCTYPEs.
+SSML_PIECES = ['<break time="300ms"/>', '<break strength="x-strong"/>', '<say-as interpret-as="cardinal">1,234</say-as>',
+               '<say-as interpret-as="date" format="mdy">12/31/2025</say-as>', '<say-as interpret-as="telephone">010-1234-5678</say-as>',
+               '<say-as interpret-as="characters">API</say-as>', '<sub alias="World Wide Web">WWW</sub>', "<p>One.</p>", "<s>Two</s>",
+               '<lang xml:lang="ko-KR">안녕 3개</lang>', "Hello there.", " 2026년 8월 24일 ", "&amp;", "&lt;laugh&gt;"]
+HOSTILE_SSML = ['<prosody rate="slow">', "</speak>", "<speak>", "&bogus;", '<!DOCTYPE speak [<!ENTITY a "aaaa">]>', '<break time="99s"/>',
+                '<break time="-1ms"/>', '<say-as interpret-as="ordinal">many</say-as>', '<lang xml:lang="xx">a</lang>', "<s>" * 40,
+                "<sub>x</sub>", '<sub alias="a"><p>b</p></sub>', "&#0;", "&#xD800;", "<![CDATA[<x>]]>", "<?pi x?>", "<!-- c -->", "<", "&"]
 # Code points no request should break on: controls, bidi marks, combining marks, noncharacters, private
 # use, lone surrogates (JSON spells them as \ud800), astral symbols, NUL.
 ODD_CHARACTERS = ["\x00", "\x07", "\x1b", "\x7f", "\x85", "\u00a0", "\u200b", "\u200d", "\u202e", "\u2028", "\u0301",
@@ -114,7 +122,13 @@ class EventFuzzer:
             lambda: [[[[]]]],
         ][choice]()
 
+    def ssml(self, servable: bool) -> str:
+        pieces = SSML_PIECES if servable else SSML_PIECES + HOSTILE_SSML + ODD_CHARACTERS
+        return "<speak>" + "".join(self.pick(pieces) for _ in range(self.rng.randint(1, 8))) + "</speak>"
+
     def text(self, servable: bool) -> Any:
+        if self.chance(0.1):
+            return self.ssml(servable)
         if servable:
             return "".join(self.pick(TYPED_PIECES) for _ in range(self.rng.randint(1, 8))).strip() or "Hello."
         return self.pick([

@@ -132,6 +132,23 @@ def test_a_blended_voice_is_rendered_in_parts_to_the_sequential_audio_and_named_
     assert audio == encode(expected, manifest["sample_rate"], "wav")
 
 
+def test_an_ssml_job_keeps_its_breaks_and_languages_across_the_parts(app, s3, queues):
+    ssml = "<speak>" + "".join(f'Sentence number {n} of a long text.<break time="{100 * n}ms"/>' for n in range(1, 9)) + \
+        '<lang xml:lang="ko-KR">마지막 문장은 한국어로 3번 읽습니다.</lang><break time="1s"/></speak>'
+    _drop(app, s3, {**JOB, "text": ssml})
+    messages = _receive(queues["parts"])
+    parts = [json.loads(m["Body"])["supertonic_part"]["part"] for m in messages]
+    assert {p["lang"] for p in parts} == {"en", "ko"} and len({p["pause_s"] for p in parts}) > 3
+    answers = [app.lambda_handler(_event([message], queues["parts_arn"]), LambdaContext()) for message in reversed(messages)]
+    assert all(a == {"batchItemFailures": []} for a in answers)
+    manifest = _manifest(s3)
+    audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
+    from supertonic_engine import encode
+
+    expected = app.service.engine.synthesize(ssml, SynthesisOptions(voice="M1", steps=1, seed=5)).audio
+    assert audio == encode(expected, manifest["sample_rate"], "wav")  # every pause and the trailing second included
+
+
 def test_a_duplicate_delivery_does_no_second_work(app, s3, queues, json_logs):
     _drop(app, s3)
     messages = _receive(queues["parts"])

@@ -19,6 +19,7 @@ from supertonic_engine.assets import load_assets
 from supertonic_engine.deadline import Deadline
 from supertonic_engine.synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, Preparer, SynthesisOptions
 from supertonic_engine.marks import CAPTION_FORMATS, check_mark_types
+from supertonic_engine.text.ssml import TEXT_TYPES
 from supertonic_tools import prepare
 from supertonic_tools.models import locate_model
 
@@ -39,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="packed (the official chunks) or sentence: one sentence a chunk, so every sentence mark is exact")
     p.add_argument("--timeout", type=float, default=None, help="hard deadline in seconds")
     p.add_argument("--no-normalize", action="store_true", help="read the text as given (no number/date/lexicon rewriting)")
+    _text_type_argument(p)
     p.add_argument("--json", action="store_true", help="print the result's metadata as JSON")
     _model_argument(p)
     p.set_defaults(func=_synthesize)
@@ -47,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("text", help="the text; '-' reads standard input")
     p.add_argument("--lang", default=DEFAULT_LANG)
     p.add_argument("--no-normalize", action="store_true", help="show only the model's own processing")
+    _text_type_argument(p)
     _model_argument(p)
     p.set_defaults(func=_normalize)
 
@@ -66,6 +69,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _model_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None, help="model directory (default: $SUPERTONIC_MODEL_DIR, else the tiny stand-in)")
+
+
+def _text_type_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--text-type", default=None, choices=TEXT_TYPES,
+                   help="ssml or text (default: SSML when the text starts with <speak>)")
 
 
 def _read_text(arg: str) -> str:
@@ -95,7 +103,7 @@ def _synthesize(args: argparse.Namespace) -> int:
     os.close(fd)
     try:
         deadline = Deadline(args.timeout)
-        prepared = engine.prepare(_read_text(args.text), options, format=fmt)
+        prepared = engine.prepare(_read_text(args.text), options, format=fmt, text_type=args.text_type)
         with audio.AudioWriter(partial, prepared.format, engine.sample_rate, before_block=deadline.check) as writer:
             result = engine.synthesize(prepared, deadline=deadline, into=writer)
         os.chmod(partial, 0o666 & ~_umask())  # mkstemp's 0600 was for the half-written file only
@@ -135,7 +143,7 @@ def _synthesize(args: argparse.Namespace) -> int:
 def _describe(args: argparse.Namespace, options: SynthesisOptions, fmt: str) -> int:
     """Speech marks or captions of the audio the same command would write, from the durations alone."""
     engine = Engine.load(locate_model(args.model))
-    prepared = engine.prepare(_read_text(args.text), options)
+    prepared = engine.prepare(_read_text(args.text), options, text_type=args.text_type)
     if args.marks is not None:
         marks = engine.marks(prepared, args.marks, deadline=args.timeout)
         body = "".join(json.dumps(m.to_json(), ensure_ascii=False) + "\n" for m in marks)
@@ -160,7 +168,7 @@ def _umask() -> int:
 def _normalize(args: argparse.Namespace) -> int:
     preparer = Preparer(load_assets(locate_model(args.model)))
     options = SynthesisOptions(lang=args.lang, normalize=not args.no_normalize)
-    print(preparer.prepare(_read_text(args.text), options).model_text)
+    print(preparer.prepare(_read_text(args.text), options, text_type=args.text_type).model_text)
     return 0
 
 

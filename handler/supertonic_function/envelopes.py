@@ -26,6 +26,9 @@ HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?")
 STAGE = re.compile(r"\$default|[A-Za-z0-9_-]{1,128}")
 # What S3's ETags and version ids are made of; the revision they name becomes part of a result key.
 _VISIBLE_ASCII = re.compile(r"[\x21-\x7e]*")
+# Bucket names are lower-case letters, digits, dots and hyphens; buckets made before 2018 in us-east-1
+# may also hold capitals and underscores, up to 255 characters.
+_BUCKET_NAME = re.compile(r"[A-Za-z0-9._-]{1,255}")
 _ABSENT = object()
 
 
@@ -67,8 +70,8 @@ def check_s3(event: Mapping[str, Any]) -> None:
         s3 = _mapping(record.get("s3", _ABSENT), f"{at}.s3")
         bucket = _mapping(s3.get("bucket", _ABSENT), f"{at}.s3.bucket")
         name = bucket.get("name", _ABSENT)
-        if not isinstance(name, str) or not name:
-            raise MalformedEvent(f"{at}.s3.bucket.name", "the bucket's name")
+        if not isinstance(name, str) or not _BUCKET_NAME.fullmatch(name):
+            raise MalformedEvent(f"{at}.s3.bucket.name", "the bucket's name: letters, digits, dots, hyphens")
         announced = _mapping(s3.get("object", _ABSENT), f"{at}.s3.object")
         key = announced.get("key", _ABSENT)
         if not isinstance(key, str) or not key or not _is_s3_key(unquote_plus(key)):
@@ -129,8 +132,8 @@ def s3_from_eventbridge(event: Mapping[str, Any]) -> dict[str, Any]:
     """
     detail = _mapping(event.get("detail", _ABSENT), "detail")
     bucket = _mapping(detail.get("bucket", _ABSENT), "detail.bucket").get("name", _ABSENT)
-    if not isinstance(bucket, str) or not bucket:
-        raise MalformedEvent("detail.bucket.name", "the bucket's name")
+    if not isinstance(bucket, str) or not _BUCKET_NAME.fullmatch(bucket):
+        raise MalformedEvent("detail.bucket.name", "the bucket's name: letters, digits, dots, hyphens")
     announced = _mapping(detail.get("object", _ABSENT), "detail.object")
     key = announced.get("key", _ABSENT)
     if not isinstance(key, str) or not _is_s3_key(key):

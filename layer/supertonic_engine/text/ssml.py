@@ -210,9 +210,9 @@ class _Reader:
     def _cut(self, at: int, lang: str) -> None:
         """End the section here; the next one is read in ``lang``."""
         written = "".join(self.chars[self.section_start:])
-        inside_sentence = bool(written.strip()) and self.pause is None and not _ENDS_SENTENCE.search(written)
+        inside_sentence = bool(written.strip()) and not _ENDS_SENTENCE.search(written)
         self._close_section()
-        if inside_sentence:
+        if inside_sentence and self.pause is None:
             self.pause = LANGUAGE_SWITCH_PAUSE_S
         self.section_lang = lang
         if self.chars and not self.chars[-1].isspace():
