@@ -105,6 +105,22 @@ def test_normalize_prints_exactly_what_the_model_reads(tiny_model_dir):
     assert proc.stdout.strip() == "<ko>" + unicodedata.normalize("NFKD", "세 개 주세요.") + "</ko>"
 
 
+def test_ssml_from_standard_input_is_read_as_ssml_and_refused_naming_the_element(tiny_model_dir, tmp_path):
+    fragment = 'Call <say-as interpret-as="telephone">555-0100</say-as>.<break time="1s"/>Bye.'
+    proc = run("normalize", "-", "--text-type", "ssml", "--model", str(tiny_model_dir), stdin=fragment)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["<en>Call five five five, zero one zero zero.</en>", "<en>Bye.</en>"]
+    marks = tmp_path / "marks.json"
+    document = f"<speak>{fragment}</speak>"
+    proc = run("synthesize", document, "--marks", "sentence", "-o", str(marks), "--model", str(tiny_model_dir))
+    assert proc.returncode == 0, proc.stderr
+    first, second = (json.loads(line) for line in marks.read_text(encoding="utf-8").splitlines())
+    assert document.encode()[first["start"]:first["end"]].decode() == fragment[: fragment.index("<break")]
+    assert second["value"] == "Bye." and second["time"] >= 1000
+    proc = run("normalize", '<speak><emphasis level="strong">No</emphasis></speak>', "--model", str(tiny_model_dir))
+    assert proc.returncode == 2 and "SSML <emphasis> is not supported" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_make_model_writes_the_official_layout(tmp_path):
     proc = run("make-model", "--size", "tiny", "--out", str(tmp_path / "m"))
     assert proc.returncode == 0, proc.stderr

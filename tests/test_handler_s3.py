@@ -434,3 +434,17 @@ def test_test_event_and_other_event_names_do_nothing(app: Any, s3: Any) -> None:
     removal["Records"][0]["eventName"] = "ObjectRemoved:Delete"
     (result,) = _render(_service(app), removal)
     assert (result["status"], result["reason"]) == ("skipped", "not_a_creation")
+
+
+def test_an_ssml_file_is_read_as_ssml_and_unsupported_ssml_fails_naming_the_element(app: Any, s3: Any) -> None:
+    fragment = 'First part.<break time="2s"/>Second <say-as interpret-as="digits">42</say-as>.'
+    s3.put_object(Bucket=INPUT_BUCKET, Key="input/ssml.txt", Body=fragment.encode(), Metadata={"text_type": "ssml", "steps": "1"})
+    (result,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/ssml.txt", s3))
+    manifest = _manifest(s3, result["manifest_key"])
+    assert [c["text"] for c in manifest["chunks"]] == ["First part.", "Second four two."]
+    assert round(manifest["chunks"][1]["start_s"] - manifest["chunks"][0]["end_s"], 3) == 2.0
+    bad = b'<speak><prosody rate="x-slow">Slowly.</prosody></speak>'
+    (result,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/bad.txt", s3, bad))
+    manifest = _manifest(s3, result["manifest_key"])
+    assert manifest["status"] == "failed" and manifest["http_status"] == 422
+    assert manifest["error"]["code"] == "unsupported_ssml" and "<prosody>" in manifest["error"]["message"]

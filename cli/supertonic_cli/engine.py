@@ -17,8 +17,17 @@ from pathlib import Path
 from supertonic_engine import audio
 from supertonic_engine.assets import load_assets
 from supertonic_engine.deadline import Deadline
-from supertonic_engine.synthesis import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, STANDIN_NOTICE, Engine, Preparer, SynthesisOptions
 from supertonic_engine.marks import CAPTION_FORMATS, check_mark_types
+from supertonic_engine.synthesis import (
+    DEFAULT_LANG,
+    DEFAULT_SPEED,
+    DEFAULT_STEPS,
+    DEFAULT_VOICE,
+    STANDIN_NOTICE,
+    Engine,
+    Preparer,
+    SynthesisOptions,
+)
 from supertonic_engine.text.ssml import TEXT_TYPES
 from supertonic_tools import prepare
 from supertonic_tools.models import locate_model

@@ -30,11 +30,11 @@ import numpy as np
 from supertonic_engine import AudioWriter, Part, Prepared, SynthesisOptions
 from supertonic_engine.audio import audio_format, content_type
 
+from .described import store_sidecars
 from .errors import error_manifest, utc_now
 from .layout import ResultKeys
 from .rendering import seconds_left
 from .service import Service
-from .described import store_sidecars
 from .telemetry import logger
 
 PART_MESSAGE = "supertonic_part"  # the key a part message's body is recognised by

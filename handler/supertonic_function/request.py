@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 
 from supertonic_engine import Engine, Prepared
 from supertonic_engine.audio import DEFAULT_FORMAT
-from supertonic_engine.marks import CAPTION_FORMATS
 from supertonic_engine.errors import AudioTooLong, EmptyText, InvalidParameter, SpokenTextTooLong, SupertonicError
+from supertonic_engine.marks import CAPTION_FORMATS
 from supertonic_engine.synthesis import NO_LIMITS, Limits, SynthesisOptions
 
 from .config import true_or_false

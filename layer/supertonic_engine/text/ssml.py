@@ -73,7 +73,7 @@ def parse_ssml(source: str, lang: str, *, normalize: bool = True) -> Script:
     parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartDoctypeDeclHandler = _refuse_doctype
     parser.EntityDeclHandler = _refuse_doctype
-    parser.ExternalEntityRefHandler = _refuse_doctype
+    parser.ExternalEntityRefHandler = _refuse_external_entity
     parser.StartElementHandler = lambda name, attributes: reader.start(name, attributes, parser.CurrentByteIndex)
     parser.EndElementHandler = lambda name: reader.end(name, parser.CurrentByteIndex)
     parser.CharacterDataHandler = lambda data: reader.characters(data, parser.CurrentByteIndex)
@@ -90,6 +90,11 @@ def parse_ssml(source: str, lang: str, *, normalize: bool = True) -> Script:
 
 def _refuse_doctype(*_: object) -> None:
     raise InvalidSsml("SSML with a document type declaration (<!DOCTYPE ...>) or entities is refused: remove it")
+
+
+def _refuse_external_entity(_context: str, _base: str | None, _system_id: str | None, _public_id: str | None) -> int:
+    _refuse_doctype()
+    return 0  # never reached: expat would take 0 as "stop", too
 
 
 @dataclass
