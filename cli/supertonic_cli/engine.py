@@ -17,7 +17,7 @@ from pathlib import Path
 from supertonic_engine import audio
 from supertonic_engine.assets import load_assets
 from supertonic_engine.deadline import Deadline
-from supertonic_engine.marks import CAPTION_FORMATS, check_mark_types
+from supertonic_engine.marks import CAPTION_FORMATS, check_mark_types, json_lines
 from supertonic_engine.synthesis import (
     DEFAULT_LANG,
     DEFAULT_SPEED,
@@ -155,7 +155,7 @@ def _describe(args: argparse.Namespace, options: SynthesisOptions, fmt: str) -> 
     prepared = engine.prepare(_read_text(args.text), options, text_type=args.text_type)
     if args.marks is not None:
         marks = engine.marks(prepared, args.marks, deadline=args.timeout)
-        body = "".join(json.dumps(m.to_json(), ensure_ascii=False) + "\n" for m in marks)
+        body = json_lines(marks)
         what = f"{len(marks)} speech mark(s)"
     else:
         body = engine.captions(prepared, fmt, deadline=args.timeout)

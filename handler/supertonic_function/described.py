@@ -6,12 +6,11 @@ describe exactly the audio the same request returns without them.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from supertonic_engine import Engine, Prepared
-from supertonic_engine.marks import CAPTION_TYPES, MARKS_CONTENT_TYPE, SpeechMark, captions
+from supertonic_engine.marks import CAPTION_TYPES, MARKS_CONTENT_TYPE, SpeechMark, captions, json_lines
 
 from .layout import ResultKeys
 from .service import Service
@@ -40,8 +39,7 @@ def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float
     """``prepared``'s marks (``answer`` "marks"), or captions in the format ``answer`` names (else the request's first)."""
     if answer == "marks":
         marks = engine.marks(prepared, deadline=budget_s)
-        body = "".join(json.dumps(m.to_json(), ensure_ascii=False) + "\n" for m in marks)
-        return Described("marks", body, MARKS_CONTENT_TYPE, engine.model_kind, marks)
+        return Described("marks", json_lines(marks), MARKS_CONTENT_TYPE, engine.model_kind, marks)
     fmt = answer if answer in CAPTION_TYPES else prepared.captions[0]
     marks = engine.marks(prepared, ("sentence", "word"), deadline=budget_s)
     return Described(fmt, captions(marks, fmt), CAPTION_TYPES[fmt], engine.model_kind, marks)
@@ -50,11 +48,17 @@ def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float
 def store_sidecars(service: Service, prepared: Prepared, keys: ResultKeys) -> dict[str, str]:
     """Write what an S3 job asked for beside its audio (``marks.jsonl``, ``captions.srt``/``.vtt``)
     before the manifest says done; returns name -> key for the manifest."""
+    if not (prepared.marks or prepared.captions):
+        return {}
+    engine = service.engine
+    timeline = engine.timeline(prepared)  # one duration-predictor pass for every sidecar
     files: dict[str, tuple[str, str]] = {}
     if prepared.marks:
-        files["marks.jsonl"] = (describe(service.engine, prepared, "marks", budget_s=None).body, MARKS_CONTENT_TYPE)
-    for fmt in prepared.captions:
-        files[f"captions.{fmt}"] = (describe(service.engine, prepared, fmt, budget_s=None).body, CAPTION_TYPES[fmt])
+        files["marks.jsonl"] = (json_lines(engine.marks(prepared, timeline=timeline)), MARKS_CONTENT_TYPE)
+    if prepared.captions:
+        every = engine.marks(prepared, ("sentence", "word"), timeline=timeline)
+        for fmt in prepared.captions:
+            files[f"captions.{fmt}"] = (captions(every, fmt), CAPTION_TYPES[fmt])
     written = {}
     for name, (body, content_type) in files.items():
         key = keys.folder + name

@@ -15,6 +15,7 @@ characters.
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -133,6 +134,11 @@ def _words(script: Script, a: int, b: int, start: float, end: float, clock: _Clo
         marks.append(SpeechMark("word", _ms(time_s), _ms(clock.end_at(w_end)), *script.byte_range(x, y), text[x:y],
                                 estimated=not (exact and exact_layout)))
     return marks
+
+
+def json_lines(marks: Sequence[SpeechMark]) -> str:
+    """Marks as Polly sends them: one JSON object a line."""
+    return "".join(json.dumps(m.to_json(), ensure_ascii=False) + "\n" for m in marks)
 
 
 class _Clock:
