@@ -27,6 +27,7 @@ from ..fronts.emulator import upload_and_deliver
 from ..fronts.local import LocalFunction, start_local_function
 from ..fronts.sqs import Batch
 from ..function.outcome import Outcome
+from ..function.sandbox import Invocation
 from ..function.template import trigger_for
 from .fanout_sim import Measured, format_simulation, simulate_grid
 from .texts import long_text
@@ -66,10 +67,8 @@ def run_fanout(model: str, *, cases: list[FanoutCase], concurrency: tuple[int, .
     """Every case at every concurrency; one local function per concurrency, its first case cold."""
     runs = []
     for workers in concurrency:
-        args = argparse.Namespace(profile=profile, cpus=None, memory_mb=None, limit_mode="auto", model=model,
-                                  handler=None, task_root=None, template=None, timeout=timeout_s, no_s3=False,
-                                  concurrency=workers)
-        _fill_defaults(args)
+        args = _function_arguments(["--profile", profile, "--model", model, "--concurrency", str(workers)]
+                                   + (["--timeout", str(timeout_s)] if timeout_s is not None else []))
         with start_local_function(args, need_s3=True, on_batch=_progress) as local:
             for case in cases:
                 runs.append(run_case(local, case, workers))
@@ -92,16 +91,13 @@ def _progress(batch: Batch) -> None:
         print(f"  sqs {batch.queue}: {batch.describe()}; {batch.invocation.outcome.value}", flush=True)
 
 
-def _fill_defaults(args: argparse.Namespace) -> None:
-    """The defaults ``add_function_arguments`` would give, without a parser."""
-    parser = argparse.ArgumentParser()
+def _function_arguments(argv: list[str]) -> argparse.Namespace:
+    """The local function's settings, read by the parser every command that runs it uses."""
     from ..fronts.local import add_function_arguments
 
+    parser = argparse.ArgumentParser(prog="bench --fanout")
     add_function_arguments(parser)
-    defaults = vars(parser.parse_args([]))
-    for name, value in defaults.items():
-        if getattr(args, name, None) is None:
-            setattr(args, name, value)
+    return parser.parse_args(argv)
 
 
 def run_case(local: LocalFunction, case: FanoutCase, workers: int) -> dict[str, Any]:
@@ -127,6 +123,20 @@ def run_case(local: LocalFunction, case: FanoutCase, workers: int) -> dict[str, 
     return run
 
 
+def _part_record(invocation: Invocation, entry: dict[str, Any] | None, assembled: bool) -> dict[str, Any]:
+    record = {
+        "part": entry.get("part") if entry else None,
+        "outcome": invocation.outcome.value,
+        "cold": invocation.cold_start,
+        "init_ms": invocation.init_ms,
+        "billed_ms": invocation.billed_ms,
+        "duration_ms": invocation.duration_ms,
+        "synth_ms": entry.get("synth_ms") if entry else None,
+        "assembled": assembled,
+    }
+    return record if entry else record | {"error": invocation.error_type}
+
+
 def summarize_run(case: FanoutCase, workers: int, chars: int, wall_s: float, planner: Any, batches: list[Batch],
                   manifest: dict[str, Any] | None) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
@@ -134,21 +144,9 @@ def summarize_run(case: FanoutCase, workers: int, chars: int, wall_s: float, pla
     for batch in batches:
         invocation = batch.invocation
         logged = _logged(invocation.log_lines)
-        for entry in logged.get("part rendered", []):
-            parts.append({
-                "part": entry.get("part"),
-                "outcome": invocation.outcome.value,
-                "cold": invocation.cold_start,
-                "init_ms": invocation.init_ms,
-                "billed_ms": invocation.billed_ms,
-                "duration_ms": invocation.duration_ms,
-                "synth_ms": entry.get("synth_ms"),
-                "assembled": "job assembled" in logged,
-            })
-        if not logged.get("part rendered"):
-            parts.append({"part": None, "outcome": invocation.outcome.value, "cold": invocation.cold_start,
-                          "billed_ms": invocation.billed_ms, "duration_ms": invocation.duration_ms, "synth_ms": None,
-                          "assembled": "job assembled" in logged, "error": invocation.error_type})
+        # An invocation that rendered no part (it failed, or found its part stored) is a record too.
+        rendered: list[dict[str, Any] | None] = [*logged.get("part rendered", [])] or [None]
+        parts.extend(_part_record(invocation, entry, "job assembled" in logged) for entry in rendered)
         for entry in logged.get("job assembled", []):
             assembly = {"assembly_ms": entry.get("assembly_ms"), "peak_rss_mb": round(invocation.peak_rss_mb, 1),
                         "cgroup_peak_mb": invocation.cgroup_peak_mb, "duration_ms": invocation.duration_ms}
