@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from supertonic_engine import Engine, InvalidParameter, SynthesisOptions
-from supertonic_engine.errors import EmptyText, InvalidSsml, UnsupportedSsml
+from supertonic_engine.errors import EmptyText, InvalidRequest, InvalidSsml, UnsupportedSsml
 from supertonic_engine.text.say_as import say_as
 from supertonic_engine.text.ssml import MAX_DEPTH, looks_like_ssml, parse_ssml, read_script
 
@@ -210,3 +212,33 @@ def test_nesting_deeper_than_the_limit_is_refused():
         parse_ssml(deep, "en")
     fits = "<speak>" + "<s>" * (MAX_DEPTH - 1) + "Hi" + "</s>" * (MAX_DEPTH - 1) + "</speak>"
     assert parse_ssml(fits, "en").text.strip() == "Hi"
+
+
+def test_breaks_in_a_row_add_up_to_a_bound():
+    assert parse_ssml('<speak>a<break time="10s"/><break time="10s"/>b</speak>', "en").sections[1].pause_s == 20.0
+    with pytest.raises(InvalidSsml, match="add up to 70s"):
+        parse_ssml("<speak>a" + '<break time="10s"/>' * 7 + "b</speak>", "en")
+
+
+PIECES = ['<break time="300ms"/>', '<break strength="weak"/>', "<p>", "</p>", "<s>", "</s>", '<lang xml:lang="ko-KR">', "</lang>",
+          '<say-as interpret-as="cardinal">', '<say-as interpret-as="date">', '<say-as interpret-as="ordinal">',
+          '<say-as interpret-as="telephone">', '<say-as interpret-as="characters">', "</say-as>", '<sub alias="x y">', "</sub>",
+          "Hello", " there. ", "9" * 5000, "2024-13-45", "-", "3/4", "김치 3개", "&amp;", "&#x1F600;", "<!-- c -->", "<![CDATA[<]]>",
+          "<prosody>", "&x;", "<", "\n\n", " "]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), max_size=14), st.sampled_from(["en", "ko", "de"]))
+def test_any_document_is_read_or_refused_as_a_request_error(pieces, lang):
+    """Whatever the markup, the answer is a script that reads consistently or a typed refusal, never a crash."""
+    document = "<speak>" + "".join(pieces) + "</speak>"
+    try:
+        script = parse_ssml(document, lang)
+    except InvalidRequest:
+        return
+    raw = document.encode("utf-8")
+    for section in script.sections:
+        assert section.start < section.end and section.lang in ("en", "ko", "de")
+        start, end = script.byte_range(section.start, section.end)
+        assert 0 <= start <= end <= len(raw)
+    assert script.spoken() == "\n\n".join(filter(None, (script.section_spoken(s) for s in script.sections))) or not script.sections

@@ -100,8 +100,8 @@ def _date(content: str, lang: str, date_format: str | None) -> str:
         if len(fields) != 1 or len(fields[0]) != 8:
             raise _unreadable("date", content, 'eight digits such as 20240305 for format="yyyymmdd"')
         fields, fmt = [fields[0][:4], fields[0][4:6], fields[0][6:]], "ymd"
-    if len(fields) != len(fmt):
-        raise _unreadable("date", content, f'{len(fmt)} number(s) for format="{fmt}"')
+    if len(fields) != len(fmt) or any(len(f) > 4 for f in fields):
+        raise _unreadable("date", content, f'{len(fmt)} number(s) of at most 4 digits for format="{fmt}"')
     parts = dict(zip(fmt, (int(f) for f in fields), strict=True))
     if not 1 <= parts.get("m", 1) <= 12 or not 1 <= parts.get("d", 1) <= 31:
         raise _unreadable("date", content, f'a month from 1 to 12 and a day from 1 to 31 in the order "{fmt}"')

@@ -29,6 +29,7 @@ TEXT_TYPES = ("text", "ssml")  # Polly's TextType
 ELEMENTS = ("speak", "break", "say-as", "sub", "p", "s", "lang")
 MAX_DEPTH = 32
 MAX_BREAK_S = 10.0  # Polly's longest break
+MAX_PAUSE_S = 60.0  # breaks in a row add up, to this much silence in one place
 # Polly: none and x-weak add no pause, weak and medium a comma's, strong a sentence's, x-strong a paragraph's.
 BREAK_STRENGTHS: Mapping[str, float] = {"none": 0.0, "x-weak": 0.0, "weak": 0.2, "medium": 0.4, "strong": 0.7, "x-strong": 1.2}
 # A language switched inside a sentence is a new chunk, but no sentence ends there.
@@ -238,6 +239,8 @@ class _Reader:
             return
         self._close_section()
         self.pause = (self.pause or 0.0) + seconds
+        if self.pause > MAX_PAUSE_S:
+            raise InvalidSsml(f"breaks in a row add up to {self.pause:g}s of silence; at most {MAX_PAUSE_S:g}s are allowed in one place")
         if self.chars and not self.chars[-1].isspace():
             self._append(" ", (at, at))
         self.section_start = len(self.chars)
