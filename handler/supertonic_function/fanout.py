@@ -75,7 +75,7 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
         "options": asdict(parts[0].options),
         "characters": len(prepared.text),
         "parts_total": len(parts),
-        "forecast_s": round(sum(p.speech_s for p in parts) + prepared.silence_s, 3),
+        "forecast_s": round(sum(p.speech_s for p in parts) + prepared.total_silence_s, 3),
         "pauses": [p.pause_s for p in parts],  # the silence before each part (SSML breaks make them differ)
         "tail_s": prepared.tail_s,  # and after the last one
         "submitted_at": utc_now(),

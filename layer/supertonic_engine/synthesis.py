@@ -211,7 +211,7 @@ class Prepared:
         return self.script.tail_s
 
     @property
-    def silence_s(self) -> float:
+    def total_silence_s(self) -> float:
         """All the silence the audio holds besides the speech."""
         return sum(self.pauses) + self.tail_s
 
@@ -435,7 +435,7 @@ class Engine:
         with deadline:
             plans: list[_ChunkPlan] | None = None
             if limits.forecast:
-                plans, audio_s = [], prepared.silence_s
+                plans, audio_s = [], prepared.total_silence_s
                 for chunk, lang in zip(chunks, langs, strict=True):
                     plans.append(self._plan(chunk, lang, style, options, deadline))
                     audio_s += plans[-1].speech_s
