@@ -4,6 +4,8 @@ element. The stand-in's audio is noise; chunk texts, languages, silences and tim
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -242,3 +244,65 @@ def test_any_document_is_read_or_refused_as_a_request_error(pieces, lang):
         start, end = script.byte_range(section.start, section.end)
         assert 0 <= start <= end <= len(raw)
     assert script.spoken() == "\n\n".join(filter(None, (script.section_spoken(s) for s in script.sections))) or not script.sections
+
+
+def test_a_declared_encoding_is_not_trusted_the_text_is_utf8():
+    for declared in ("bogus", "latin-1", "UTF-16"):
+        script = parse_ssml(f'<?xml version="1.0" encoding="{declared}"?><speak>café crème.</speak>', "en")
+        assert script.text == "café crème."
+
+
+def test_an_entity_is_marked_by_all_of_its_bytes_and_cdata_by_its_own():
+    for written in ("&amp;", "&#38;", "&#x26;"):
+        document = f"<speak>Salt {written}</speak>"
+        script = parse_ssml(document, "en")
+        start, end = script.byte_range(0, len(script.text))
+        assert document.encode()[start:end].decode() == f"Salt {written}"
+    document = "<speak><![CDATA[&x]]> y</speak>"
+    script = parse_ssml(document, "en")
+    assert script.text == "&x y" and document.encode()[slice(*script.byte_range(0, 2))] == b"&x"
+
+
+def test_a_break_before_what_says_nothing_is_kept(engine):
+    prepared = engine.prepare('<speak><break time="3s"/>★<break time="1s"/>World.</speak>', ONE_STEP)
+    assert prepared.chunks == ("World.",) and prepared.pauses == (4.0,)
+    prepared = engine.prepare('<speak>Hello.<break time="2s"/>★</speak>', ONE_STEP)
+    assert prepared.tail_s == 2.0
+
+
+def test_a_language_switch_at_the_end_adds_no_silence(engine):
+    assert engine.prepare('<speak xml:lang="ko-KR">안녕하세요</speak>', ONE_STEP).tail_s == 0.0
+    prepared = engine.prepare('<speak>Hi <lang xml:lang="ko">안녕</lang></speak>', ONE_STEP)
+    assert prepared.pauses == (0.0, 0.1) and prepared.tail_s == 0.0
+
+
+def test_a_long_run_of_blank_lines_is_read_in_linear_time():
+    """Ten times the blank lines take about ten times as long, not a hundred times."""
+    def seconds(lines: int) -> float:
+        document = "<speak>" + "\n" * lines + "x<lang xml:lang='ko'>y</lang>" * 20 + "</speak>"
+        started = time.perf_counter()
+        parse_ssml(document, "en")
+        return time.perf_counter() - started
+
+    seconds(1000)  # warm
+    small, large = min(seconds(5000) for _ in range(3)), min(seconds(50000) for _ in range(3))
+    assert large < 30 * small
+
+
+def test_only_a_speak_element_makes_text_ssml_and_only_at_the_root():
+    assert not looks_like_ssml("<speakers> are on sale.") and looks_like_ssml("<speak/>") and looks_like_ssml("<speak\n>x</speak>")
+    with pytest.raises(InvalidSsml, match="root"):
+        parse_ssml("<speak><speak>x</speak></speak>", "en")
+    with pytest.raises(InvalidSsml, match="written text"):
+        parse_ssml('<speak><sub alias="x"></sub></speak>', "en")
+    with pytest.raises(InvalidSsml, match="500ms"):
+        parse_ssml('<speak><break time="٣s"/></speak>', "en")
+
+
+def test_every_word_inside_a_sub_gets_its_share_of_the_alias(engine):
+    ssml = '<speak><sub alias="one">a b c</sub> end.</speak>'
+    prepared = engine.prepare(ssml, ONE_STEP)
+    words = [m for m in engine.marks(prepared, ["word"])]
+    assert [m.value for m in words] == ["a", "b", "c", "end."]
+    times = [m.time_ms for m in words]
+    assert times == sorted(times) and len(set(times)) == 4

@@ -198,17 +198,13 @@ class Prepared:
     chunks: tuple[str, ...]  # what the model reads, one call of the pipeline each
     langs: tuple[str, ...]  # the language of each chunk (``options.lang`` unless SSML switches it)
     pauses: tuple[float, ...]  # seconds of silence before each chunk (the first: none, unless a break)
+    tail_s: float  # seconds of silence after the last chunk (an SSML break at the end)
     options: SynthesisOptions
     style: VoiceStyle
     format: AudioFormat
     limits: Limits = NO_LIMITS
     marks: tuple[str, ...] = ()  # speech mark types asked for (``Engine.marks``), besides or instead of audio
     captions: tuple[str, ...] = ()  # caption formats asked for (``Engine.captions``)
-
-    @property
-    def tail_s(self) -> float:
-        """Seconds of silence after the last chunk (an SSML break at the end)."""
-        return self.script.tail_s
 
     @property
     def total_silence_s(self) -> float:
@@ -243,11 +239,11 @@ class Preparer:
         options = options or SynthesisOptions()
         self._check_text(text, limits)
         script = read_script(text, options.lang, normalize=options.normalize, text_type=text_type)
-        chunks, langs, pauses = self._chunks(script, options, limits)
+        chunks, langs, pauses, tail_s = self._chunks(script, options, limits)
         style = self.assets.voice(options.voice)
         # A blend is reported (and stored in a job's parts) by its canonical name: "F1:0.7,M2:0.3".
         options = options if style.name == options.voice else replace(options, voice=style.name)
-        return Prepared(text, script, tuple(chunks), tuple(langs), tuple(pauses), options, style, audio_format(format),
+        return Prepared(text, script, tuple(chunks), tuple(langs), tuple(pauses), tail_s, options, style, audio_format(format),
                         limits, check_mark_types(marks) if marks else (), check_caption_formats(captions) if captions else ())
 
     def _check_text(self, text: str, limits: Limits) -> None:
@@ -264,8 +260,8 @@ class Preparer:
             raise TextTooLong(len(text), self.max_text_chars)
         limits.check_text(text)
 
-    def _chunks(self, script: Script, options: SynthesisOptions, limits: Limits) -> tuple[list[str], list[str], list[float]]:
-        """The chunks the model reads, each with its language and the silence before it."""
+    def _chunks(self, script: Script, options: SynthesisOptions, limits: Limits) -> tuple[list[str], list[str], list[float], float]:
+        """The chunks the model reads, each with its language and the silence before it, and the silence after the last."""
         said = [(section, script.section_spoken(section)) for section in script.sections]
         spoken = "\n\n".join(words for _, words in said)
         if not spoken.strip():
@@ -276,20 +272,22 @@ class Preparer:
         chunks: list[str] = []
         langs: list[str] = []
         pauses: list[float] = []
+        carried: float | None = None  # the break before a section that said nothing (only symbols) still separates
         for section, words in said:
             # The silence before a section's first chunk: its break, else the usual one (none at the very start).
-            owed: float | None = section.pause_s if section.pause_s is not None else (options.silence_s if chunks else 0.0)
+            owed = section.pause_s if carried is None else carried + (section.pause_s or 0.0)
             size = options.max_chunk_chars or default_max_chunk_chars(section.lang)
             for chunk in chunk_text(words, size, pack=pack) if words.strip() else []:
                 if not model_text(chunk, None).strip(". "):
                     continue
                 chunks.append(chunk)
                 langs.append(section.lang)
-                pauses.append(options.silence_s if owed is None else owed)
+                pauses.append(owed if owed is not None else options.silence_s if len(chunks) > 1 else 0.0)
                 owed = None
+            carried = owed
         if not chunks:
             raise EmptyText("text has nothing to say once symbols and emoji are removed: send words")
-        return chunks, langs, pauses
+        return chunks, langs, pauses, script.tail_s + (carried or 0.0)
 
 
 class Engine:

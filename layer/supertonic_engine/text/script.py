@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..errors import EmptyText
 from .normalize import collapse_whitespace, normalize
 
-_BLANK_LINE = re.compile(r"\n\s*\n")
+BLANK_LINE = re.compile(r"\n\s*\n")  # a paragraph break
 
 
 @dataclass(frozen=True)
@@ -127,21 +127,21 @@ class Script:
 
 def _share(said: Said, start: int, end: int) -> str:
     """The part of ``said.words`` that ``text[start:end]`` covers: all of it when the stretch lies
-    inside, else the same share of its words (a word mark inside a two-word ``<sub>``)."""
+    inside, else the same share of its characters (a word inside a ``<sub>`` of several words), so
+    the shares of neighbouring stretches add up to the whole."""
     if start <= said.start and said.end <= end:
         return said.words
-    words = said.words.split()
-    length = said.end - said.start
-    first = round(len(words) * (max(start, said.start) - said.start) / length)
-    last = round(len(words) * (min(end, said.end) - said.start) / length)
-    return " ".join(words[first:max(first + 1, last)])
+    length, size = said.end - said.start, len(said.words)
+    first = round(size * (max(start, said.start) - said.start) / length)
+    last = round(size * (min(end, said.end) - said.start) / length)
+    return said.words[first:last]
 
 
 def _space(whitespace: str) -> str:
     """Whitespace as the text's layout: a blank line stays a paragraph break, anything else one space."""
     if not whitespace:
         return ""
-    return "\n\n" if _BLANK_LINE.search(whitespace) else " "
+    return "\n\n" if BLANK_LINE.search(whitespace) else " "
 
 
 def _tidy(text: str, collapse: bool) -> str:

@@ -23,7 +23,7 @@ from ..errors import EmptyText, InvalidParameter, InvalidSsml, UnsupportedSsml
 from .languages import LANGUAGES
 from .normalize import normalize
 from .say_as import DATE_FORMATS, INTERPRETATIONS, say_as
-from .script import Said, Script, Section
+from .script import BLANK_LINE, Said, Script, Section
 
 TEXT_TYPES = ("text", "ssml")  # Polly's TextType
 ELEMENTS = ("speak", "break", "say-as", "sub", "p", "s", "lang")
@@ -43,8 +43,9 @@ _ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "s": ("xml:lang",),
     "lang": ("xml:lang", "onlangfailure"),
 }
-_TIME = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*")
-_ENDS_SENTENCE = re.compile(r"(?:[.!?…。！？]['\"’”)\]]*|\n\n)\s*$")
+_TIME = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s)\s*")
+_ENDS_SENTENCE = re.compile(r"[.!?…。！？]['\"’”)\]]*$")  # matched against text with its end stripped
+_SSML_START = re.compile(r"\s*(?:<\?xml[\s?]|<speak[\s>/])")
 _ROOT = "<speak>"
 
 
@@ -60,8 +61,7 @@ def read_script(text: str, lang: str, *, normalize: bool = True, text_type: str 
 
 def looks_like_ssml(text: str) -> bool:
     """Whether ``text`` is an SSML document (it starts with ``<speak`` or an XML declaration)."""
-    head = text.lstrip()[:6]
-    return head.startswith("<speak") or head.startswith("<?xml")
+    return _SSML_START.match(text) is not None
 
 
 def parse_ssml(source: str, lang: str, *, normalize: bool = True) -> Script:
@@ -70,7 +70,8 @@ def parse_ssml(source: str, lang: str, *, normalize: bool = True) -> Script:
     wrapped = not looks_like_ssml(source)
     document = f"{_ROOT}{source}</speak>" if wrapped else source
     reader = _Reader(document.encode("utf-8"), lang, normalize, shift=len(_ROOT) if wrapped else 0)
-    parser = xml.parsers.expat.ParserCreate()
+    # The text arrived as characters and is fed as UTF-8: an encoding its declaration names is not the one it is in.
+    parser = xml.parsers.expat.ParserCreate(encoding="utf-8")
     parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartDoctypeDeclHandler = _refuse_doctype
     parser.EntityDeclHandler = _refuse_doctype
@@ -78,6 +79,8 @@ def parse_ssml(source: str, lang: str, *, normalize: bool = True) -> Script:
     parser.StartElementHandler = lambda name, attributes: reader.start(name, attributes, parser.CurrentByteIndex)
     parser.EndElementHandler = lambda name: reader.end(name, parser.CurrentByteIndex)
     parser.CharacterDataHandler = lambda data: reader.characters(data, parser.CurrentByteIndex)
+    parser.StartCdataSectionHandler = lambda: setattr(reader, "in_cdata", True)
+    parser.EndCdataSectionHandler = lambda: setattr(reader, "in_cdata", False)
     try:
         parser.Parse(reader.document, True)
     except xml.parsers.expat.ExpatError as error:
@@ -124,6 +127,8 @@ class _Reader:
         self.section_start, self.section_lang = 0, lang
         self.said: list[Said] = []
         self.pause: float | None = None  # breaks since the last section ended
+        self.switched = False  # the language changed inside a sentence since the last section ended
+        self.in_cdata = False  # inside <![CDATA[...]]>, where "&" is itself
         self.size = len(document) - shift - (len(b"</speak>") if shift else 0)
 
     # --- events ----------------------------------------------------------------------------------
@@ -131,6 +136,8 @@ class _Reader:
     def start(self, name: str, attributes: dict[str, str], at: int) -> None:
         if not self.open and name != "speak":
             raise InvalidSsml(f"an SSML document's root element is <speak>; this one is <{name}>")
+        if self.open and name == "speak":
+            raise InvalidSsml("<speak> is the document's root: it cannot be inside another element")
         if len(self.open) >= MAX_DEPTH:
             raise InvalidSsml(f"the SSML nests elements more than {MAX_DEPTH} deep")
         if name not in ELEMENTS:
@@ -169,14 +176,15 @@ class _Reader:
 
     def characters(self, data: str, at: int) -> None:
         written = data.encode("utf-8")
-        if self.document[at : at + len(written)] == written:
+        reference = self.document[at:at + 1] == b"&" and not self.in_cdata  # &amp; or &#38; arrives alone, as "&"
+        if not reference and self.document[at : at + len(written)] == written:
             position = at
             for char in data:
                 size = len(char.encode("utf-8"))
                 self._append(char, (position, position + size))
                 position += size
         else:  # a character or entity reference (its own event), or a line end written as \r\n
-            end = self.document.find(b";", at) + 1 if self.document[at:at + 1] == b"&" else at + len(written) + 1
+            end = self.document.find(b";", at) + 1 if reference else at + len(written) + 1
             for char in data:
                 self._append(char, (at, end))
         if self.open and self.open[-1].name in ("sub", "say-as"):
@@ -216,10 +224,10 @@ class _Reader:
     def _cut(self, at: int, lang: str) -> None:
         """End the section here; the next one is read in ``lang``."""
         written = "".join(self.chars[self.section_start:])
-        inside_sentence = bool(written.strip()) and not _ENDS_SENTENCE.search(written)
+        stripped = written.rstrip()
+        inside_sentence = bool(stripped) and not _ENDS_SENTENCE.search(stripped) and not BLANK_LINE.search(written[len(stripped):])
         self._close_section()
-        if inside_sentence and self.pause is None:
-            self.pause = LANGUAGE_SWITCH_PAUSE_S
+        self.switched = self.switched or inside_sentence
         self.section_lang = lang
         if self.chars and not self.chars[-1].isspace():
             self._append(" ", (at, at))  # the words on either side of a switch stay apart
@@ -228,8 +236,9 @@ class _Reader:
     def _close_section(self) -> None:
         written = "".join(self.chars[self.section_start:])
         if written.strip():
-            self.sections.append(Section(self.section_start, len(self.chars), self.section_lang, self.pause, tuple(self.said)))
-            self.pause = None
+            pause = self.pause if self.pause is not None else (LANGUAGE_SWITCH_PAUSE_S if self.switched else None)
+            self.sections.append(Section(self.section_start, len(self.chars), self.section_lang, pause, tuple(self.said)))
+            self.pause, self.switched = None, False
         self.said = []
         self.section_start = len(self.chars)
 
@@ -268,6 +277,8 @@ class _Reader:
                     words = ""
         else:
             words = say_as(content, element.attributes["interpret-as"], element.attributes.get("format"), element.lang)
+        if len(self.chars) == element.start and element.name == "sub":
+            raise InvalidSsml('<sub> needs the written text it stands for: <sub alias="World Wide Web">WWW</sub>')
         if len(self.chars) > element.start:
             self.said.append(Said(element.start, len(self.chars), " ".join(words.split())))
 
