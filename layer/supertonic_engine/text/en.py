@@ -91,11 +91,15 @@ def _abbreviation(match: re.Match[str]) -> str:
     return expansion + ("." if may_end and _ends_sentence(match) else "")
 
 
-def _phone(match: re.Match[str]) -> str:
-    text = match.group()
+def phone_words(text: str) -> str:
+    """A phone number digit by digit, its groups apart: +1-555-0100 -> plus one, five five five, zero one zero zero."""
     groups = re.findall(r"\d+", text)
     spoken = ", ".join(en_digits(group) for group in groups)
     return ("plus " if text.startswith("+") else "") + spoken
+
+
+def _phone(match: re.Match[str]) -> str:
+    return phone_words(match.group())
 
 
 def _month_day(month: str, day: str, year: str | None) -> str | None:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from ..errors import InvalidSsml
-from .en import MONTHS, normalize_english
+from .en import MONTHS, normalize_english, phone_words
 from .ko import LETTER_NAMES, normalize_korean
 from .numbers import NUMBER, en_digits, en_number, en_written_ordinal, en_year, ko_digits, ko_native, ko_number, value_below
 
@@ -83,10 +83,10 @@ def _telephone(content: str, lang: str, _: str | None) -> str:
     groups = _DIGITS.findall(content)
     if not groups:
         raise _unreadable("telephone", content, "a number such as +1-555-0100")
-    plus = {"en": "plus ", "ko": "플러스 "}.get(lang, "+") if content.lstrip().startswith("+") else ""
     if lang == "en":
-        said = [en_digits(group) for group in groups]
-    elif lang == "ko":
+        return phone_words(content)
+    plus = ("플러스 " if lang == "ko" else "+") if content.startswith("+") else ""
+    if lang == "ko":
         said = [ko_digits(group) for group in groups]  # 공 for zero, as phone numbers are read
     else:
         said = [" ".join(group) for group in groups]

@@ -118,11 +118,15 @@ class Script:
         if not core:
             return _space(text)
         lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
-        try:
-            said = normalize(core, lang)
-        except EmptyText:
-            said = ""
-        return _space(lead) + said + _space(trail)
+        return _space(lead) + read_as(core, lang) + _space(trail)
+
+
+def read_as(text: str, lang: str) -> str:
+    """``text`` normalized as ``lang``; nothing when nothing in it is said (symbols only)."""
+    try:
+        return normalize(text, lang)
+    except EmptyText:
+        return ""
 
 
 def _share(said: Said, start: int, end: int) -> str:

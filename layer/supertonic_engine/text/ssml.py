@@ -19,11 +19,10 @@ import xml.parsers.expat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..errors import EmptyText, InvalidParameter, InvalidSsml, UnsupportedSsml
+from ..errors import InvalidParameter, InvalidSsml, UnsupportedSsml
 from .languages import LANGUAGES
-from .normalize import normalize
 from .say_as import DATE_FORMATS, INTERPRETATIONS, say_as
-from .script import BLANK_LINE, Said, Script, Section
+from .script import BLANK_LINE, Said, Script, Section, read_as
 
 TEXT_TYPES = ("text", "ssml")  # Polly's TextType
 ELEMENTS = ("speak", "break", "say-as", "sub", "p", "s", "lang")
@@ -271,10 +270,7 @@ class _Reader:
         if element.name == "sub":
             words = element.attributes["alias"]
             if self.normalize and words.strip():
-                try:
-                    words = normalize(words, element.lang)
-                except EmptyText:
-                    words = ""
+                words = read_as(words, element.lang)
         else:
             words = say_as(content, element.attributes["interpret-as"], element.attributes.get("format"), element.lang)
         if len(self.chars) == element.start and element.name == "sub":
