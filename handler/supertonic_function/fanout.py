@@ -163,7 +163,7 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
         fmt = audio_format(format)
         sample_rate = service.engine.sample_rate
         # A plan made before pauses were per part holds none: the usual silence between every two.
-        pauses = plan_doc.get("pauses") or [0.0] + [options.silence_s] * (total - 1)
+        pauses = plan_doc.get("pauses") or [options.pause_before(index) for index in range(total)]
         chunks: list[dict[str, Any]] = []
         position = 0
         started = time.perf_counter()

@@ -84,6 +84,10 @@ class SynthesisOptions:
         if self.max_chunk_chars is not None:
             _check_int("max_chunk_chars", self.max_chunk_chars, *CHUNK_CHARS_RANGE)
 
+    def pause_before(self, index: int) -> float:
+        """The usual silence before chunk ``index``: none before the first, ``silence_s`` between two."""
+        return self.silence_s if index else 0.0
+
     @property
     def chunk_chars(self) -> int:
         return self.max_chunk_chars or default_max_chunk_chars(self.lang)
@@ -280,9 +284,9 @@ class Preparer:
             for chunk in chunk_text(words, size, pack=pack) if words.strip() else []:
                 if not model_text(chunk, None).strip(". "):
                     continue
+                pauses.append(owed if owed is not None else options.pause_before(len(chunks)))
                 chunks.append(chunk)
                 langs.append(section.lang)
-                pauses.append(owed if owed is not None else options.silence_s if len(chunks) > 1 else 0.0)
                 owed = None
             carried = owed
         if not chunks:
@@ -613,7 +617,7 @@ class Part:
         options = SynthesisOptions(**data["options"])
         index = int(data["index"])
         # Parts sent before languages and pauses were per chunk: the text's language, the usual silence.
-        pause_s = float(data.get("pause_s", options.silence_s if index else 0.0))
+        pause_s = float(data.get("pause_s", options.pause_before(index)))
         return cls(index, str(data["text"]), options, dict(data["noise"]), float(data["speech_s"]),
                    str(data.get("lang", options.lang)), pause_s)
 
