@@ -281,9 +281,11 @@ def test_upload_time_is_kept_in_proportion_to_the_audio(app: Any, s3: Any) -> No
 
 def test_a_deadline_after_a_slow_download_is_retried_not_failed(app: Any, s3: Any) -> None:
     body = json.dumps({"text": "A story that takes a while to tell. " * 8, "steps": 20}).encode()
-    started = time.monotonic()
-    _render(_service(app), _put_event(INPUT_BUCKET, "input/probe.json", s3, body))
-    needs_s = time.monotonic() - started  # what the record takes with S3 answering at once
+    needs_s = 0.0  # what the record takes with S3 answering at once: the slower of two, as one core varies
+    for probe in ("input/probe.json", "input/probe-2.json"):
+        started = time.monotonic()
+        _render(_service(app), _put_event(INPUT_BUCKET, probe, s3, body))
+        needs_s = max(needs_s, time.monotonic() - started)
 
     # Twice what the record needs, but the download eats all but a twentieth of what it needs.
     service = _service(app, deadline_margin_s=0.0)
