@@ -156,7 +156,7 @@ class HttpAnswer:
     body: bytes
 
     @classmethod
-    def of(cls, result: Any) -> "HttpAnswer":
+    def of(cls, result: Any) -> HttpAnswer:
         if isinstance(result, dict) and "statusCode" in result:
             raw = result.get("body") or ""
             body = base64.b64decode(raw) if result.get("isBase64Encoded") else raw.encode("utf-8")

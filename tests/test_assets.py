@@ -58,7 +58,9 @@ def test_a_missing_directory_is_reported(tmp_path):
         load_assets(tmp_path / "nowhere")
 
 
-@pytest.mark.parametrize("relative, content", [("onnx/tts.json", "{not json"), ("onnx/tts.json", '{"ae": {}}'), ("onnx/unicode_indexer.json", '{"a": 1}')])
+@pytest.mark.parametrize(
+    "relative, content", [("onnx/tts.json", "{not json"), ("onnx/tts.json", '{"ae": {}}'), ("onnx/unicode_indexer.json", '{"a": 1}')]
+)
 def test_corrupt_json_is_named(model_copy, relative, content):
     (model_copy / relative).write_text(content)
     with pytest.raises(ModelCorrupt) as err:

@@ -17,8 +17,22 @@ from supertonic_harness.bench.floor import FlopModel
 @pytest.fixture(scope="module")
 def quick_report(tiny_model_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
-    argv = ["bench", "--model", str(tiny_model_dir), "--vs-official", "--suite", "quick", "--runs", "1",
-            "--variant", "stock:SUPERTONIC_PREPARED=0", "--json", str(out / "bench.json"), "--png", str(out / "bench.png")]
+    argv = [
+        "bench",
+        "--model",
+        str(tiny_model_dir),
+        "--vs-official",
+        "--suite",
+        "quick",
+        "--runs",
+        "1",
+        "--variant",
+        "stock:SUPERTONIC_PREPARED=0",
+        "--json",
+        str(out / "bench.json"),
+        "--png",
+        str(out / "bench.png"),
+    ]
     assert cli.main(argv) == 0
     return json.loads((out / "bench.json").read_text()), out
 
@@ -26,8 +40,18 @@ def quick_report(tiny_model_dir, tmp_path_factory):
 def test_summary_has_the_speedup_and_the_peak_of_the_reference_request(quick_report):
     report, _ = quick_report
     summary = report["summary"]
-    for key in ("speedup_vs_official", "peak_rss_mb", "rtf", "chars_per_s", "idle_rss_mb", "cold_start_s", "floor_rtf",
-                "official_rtf", "official_cold_start_s", "max_abs_diff_vs_official"):
+    for key in (
+        "speedup_vs_official",
+        "peak_rss_mb",
+        "rtf",
+        "chars_per_s",
+        "idle_rss_mb",
+        "cold_start_s",
+        "floor_rtf",
+        "official_rtf",
+        "official_cold_start_s",
+        "max_abs_diff_vs_official",
+    ):
         assert isinstance(summary[key], float), key
     assert summary["speedup_vs_official"] == pytest.approx(summary["official_rtf"] / summary["rtf"])
     assert summary["max_abs_diff_vs_official"] < 1e-4  # same graphs, same noise: the same audio
@@ -96,8 +120,20 @@ def test_cost_prices_each_memory_size_and_recommends_one(tiny_model_dir, tmp_pat
 
     too_big = 1769 * (len(os.sched_getaffinity(0)) + 1)  # more CPU share than this machine has
     path, png = tmp_path / "cost.json", tmp_path / "cost.png"
-    argv = ["bench", "--model", str(tiny_model_dir), "--cost", "--runs", "1", "--memory-sizes", f"1024,2048,{too_big}",
-            "--json", str(path), "--png", str(png)]
+    argv = [
+        "bench",
+        "--model",
+        str(tiny_model_dir),
+        "--cost",
+        "--runs",
+        "1",
+        "--memory-sizes",
+        f"1024,2048,{too_big}",
+        "--json",
+        str(path),
+        "--png",
+        str(png),
+    ]
     assert cli.main(argv) == 0
     report = json.loads(path.read_text())
     rows = {r["memory_mb"]: r for r in report["cost_rows"]}

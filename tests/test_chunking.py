@@ -19,9 +19,28 @@ from supertonic_engine.text import (
 from supertonic_engine.text.tags import TAG
 
 # Pieces that exercise every boundary the two chunkers know about.
-WORDS = ["Hello", "world", "Mr.", "Dr.", "e.g.", "etc.", "U.S.", "A.", "3.14", "1,000", "안녕하세요", "서버를",
-         "こんにちは", "你好", "<laugh>", "<breath>", "</ko>", "<ko>", "x" * 17]
-PUNCTUATION = [".", "!", "?", ",", ";", ":", "。", "！", "？", "…", "、", "，", "\"", ")"]
+WORDS = [
+    "Hello",
+    "world",
+    "Mr.",
+    "Dr.",
+    "e.g.",
+    "etc.",
+    "U.S.",
+    "A.",
+    "3.14",
+    "1,000",
+    "안녕하세요",
+    "서버를",
+    "こんにちは",
+    "你好",
+    "<laugh>",
+    "<breath>",
+    "</ko>",
+    "<ko>",
+    "x" * 17,
+]
+PUNCTUATION = [".", "!", "?", ",", ";", ":", "。", "！", "？", "…", "、", "，", '"', ")"]
 SPACES = [" ", " ", " ", "  ", "\n", "\n\n", " \n \n ", "\t"]
 
 token = st.one_of(
@@ -63,25 +82,28 @@ def test_every_chunk_fits_is_non_empty_and_nothing_is_lost(text: str, max_chars:
     ("text", "max_chars", "expected"),
     [
         # Sentences that fit are packed exactly as the official chunker packs them.
-        ("Mr. Smith went home. Dr. Who came. It rained!", 25,
-         ["Mr. Smith went home.", "Dr. Who came. It rained!"]),
+        ("Mr. Smith went home. Dr. Who came. It rained!", 25, ["Mr. Smith went home.", "Dr. Who came. It rained!"]),
         ("First paragraph.\n\nSecond one.", 300, ["First paragraph.", "Second one."]),
         # A sentence that is too long is cut at clauses first...
-        ("When the server starts, it loads the model; then it waits: forever and ever.", 30,
-         ["When the server starts,", "it loads the model;", "then it waits:", "forever and ever."]),
+        (
+            "When the server starts, it loads the model; then it waits: forever and ever.",
+            30,
+            ["When the server starts,", "it loads the model;", "then it waits:", "forever and ever."],
+        ),
         # ...then at spaces...
-        ("one two three four five six seven eight nine ten eleven", 20,
-         ["one two three four", "five six seven eight", "nine ten eleven"]),
+        ("one two three four five six seven eight nine ten eleven", 20, ["one two three four", "five six seven eight", "nine ten eleven"]),
         # ...and only a run without any boundary is cut at the limit.
         ("a" * 25, 10, ["a" * 10, "a" * 10, "a" * 5]),
         # CJK sentence marks need no space after them.
         ("第一句。第二句。第三句。", 10, ["第一句。第二句。", "第三句。"]),
-        ("오늘은 날씨가 좋네요… 내일은 비가 온대요… 우산을 챙기세요.", 20,
-         ["오늘은 날씨가 좋네요…", "내일은 비가 온대요…", "우산을 챙기세요."]),
+        (
+            "오늘은 날씨가 좋네요… 내일은 비가 온대요… 우산을 챙기세요.",
+            20,
+            ["오늘은 날씨가 좋네요…", "내일은 비가 온대요…", "우산을 챙기세요."],
+        ),
         ("一、二、三、四、五、六、七、八", 10, ["一、二、三、四、五、", "六、七、八"]),
         # A quoted sentence end ends a sentence too when the sentence has to be cut.
-        ('He said "stop." Then he left the room quietly.', 25,
-         ['He said "stop."', "Then he left the room", "quietly."]),
+        ('He said "stop." Then he left the room quietly.', 25, ['He said "stop."', "Then he left the room", "quietly."]),
     ],
 )
 def test_splits_at_the_most_natural_boundary(text: str, max_chars: int, expected: list[str]) -> None:

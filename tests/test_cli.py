@@ -27,8 +27,22 @@ def run(*args: str, env: dict | None = None, stdin: str | None = None) -> subpro
 
 def test_synthesize_writes_decodable_audio_and_says_it_is_a_stand_in(tiny_model_dir, tmp_path):
     out = tmp_path / "hello.flac"
-    proc = run("synthesize", "Hello from a serverless function.", "--voice", "F1", "--lang", "en", "--steps", "2",
-               "--seed", "1", "-o", str(out), "--model", str(tiny_model_dir))
+    proc = run(
+        "synthesize",
+        "Hello from a serverless function.",
+        "--voice",
+        "F1",
+        "--lang",
+        "en",
+        "--steps",
+        "2",
+        "--seed",
+        "1",
+        "-o",
+        str(out),
+        "--model",
+        str(tiny_model_dir),
+    )
     assert proc.returncode == 0, proc.stderr
     from supertonic_engine.standin_marker import NOTE
 
@@ -41,8 +55,20 @@ def test_synthesize_writes_decodable_audio_and_says_it_is_a_stand_in(tiny_model_
 
 def test_synthesize_json_reports_chunks_and_reads_stdin(tiny_model_dir, tmp_path):
     out = tmp_path / "ko.wav"
-    proc = run("synthesize", "-", "--lang", "ko", "--steps", "1", "--json", "-o", str(out), "--model", str(tiny_model_dir),
-               stdin="첫 번째 문장입니다. 두 번째 문장도 있습니다.")
+    proc = run(
+        "synthesize",
+        "-",
+        "--lang",
+        "ko",
+        "--steps",
+        "1",
+        "--json",
+        "-o",
+        str(out),
+        "--model",
+        str(tiny_model_dir),
+        stdin="첫 번째 문장입니다. 두 번째 문장도 있습니다.",
+    )
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["model"] == "stand-in" and summary["lang"] == "ko" and summary["chunks"]
@@ -53,8 +79,21 @@ def test_synthesize_blends_voices_and_reports_the_blend(tiny_model_dir, tmp_path
     outputs = {}
     for voice in ("F1:7,M2:3", "F1"):
         out = tmp_path / f"{voice.replace(':', '-').replace(',', '_')}.wav"
-        proc = run("synthesize", "Two voices in one.", "--voice", voice, "--steps", "1", "--seed", "4", "--json",
-                   "-o", str(out), "--model", str(tiny_model_dir))
+        proc = run(
+            "synthesize",
+            "Two voices in one.",
+            "--voice",
+            voice,
+            "--steps",
+            "1",
+            "--seed",
+            "4",
+            "--json",
+            "-o",
+            str(out),
+            "--model",
+            str(tiny_model_dir),
+        )
         assert proc.returncode == 0, proc.stderr
         outputs[json.loads(proc.stdout)["voice"]] = out.read_bytes()
     assert set(outputs) == {"F1:0.7,M2:0.3", "F1"} and outputs["F1:0.7,M2:0.3"] != outputs["F1"]
@@ -74,7 +113,10 @@ def test_synthesize_pcm_is_24_khz_samples_as_the_summary_says(tiny_model_dir, tm
     [
         (["synthesize", "", "-o", "x.wav"], "text is empty"),
         (["synthesize", "Hi.", "--voice", "nobody", "-o", "x.wav"], "voice 'nobody' not found"),
-        (["synthesize", "Hi.", "--voice", "F1:0.5,nobody:0.5", "-o", "x.wav"], "voice 'nobody' (in the blend 'F1:0.5,nobody:0.5') not found"),
+        (
+            ["synthesize", "Hi.", "--voice", "F1:0.5,nobody:0.5", "-o", "x.wav"],
+            "voice 'nobody' (in the blend 'F1:0.5,nobody:0.5') not found",
+        ),
         (["synthesize", "Hi.", "--voice", "F1:0,M2:1", "-o", "x.wav"], "the weight of 'F1' is 0"),
         (["synthesize", "Hi.", "--lang", "klingon", "-o", "x.wav"], "language 'klingon'"),
         (["synthesize", "Hi.", "--steps", "0", "-o", "x.wav"], "steps must be"),
@@ -115,7 +157,7 @@ def test_ssml_from_standard_input_is_read_as_ssml_and_refused_naming_the_element
     proc = run("synthesize", document, "--marks", "sentence", "-o", str(marks), "--model", str(tiny_model_dir))
     assert proc.returncode == 0, proc.stderr
     first, second = (json.loads(line) for line in marks.read_text(encoding="utf-8").splitlines())
-    assert document.encode()[first["start"]:first["end"]].decode() == fragment[: fragment.index("<break")]
+    assert document.encode()[first["start"] : first["end"]].decode() == fragment[: fragment.index("<break")]
     assert second["value"] == "Bye." and second["time"] >= 1000
     proc = run("normalize", '<speak><emphasis level="strong">No</emphasis></speak>', "--model", str(tiny_model_dir))
     assert proc.returncode == 2 and "SSML <emphasis> is not supported" in proc.stderr and "Traceback" not in proc.stderr

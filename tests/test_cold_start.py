@@ -28,9 +28,15 @@ print(json.dumps({"at_init": at_init, "after_s3": after_s3, "cpu": health["cpu"]
 
 def test_the_init_phase_does_not_import_boto3_even_with_buckets_configured(tiny_model_dir):
     env = {
-        **os.environ, **FUNCTION_ENV, "SUPERTONIC_MODEL_DIR": str(tiny_model_dir), "SUPERTONIC_WARM_UP": "0",
-        "AWS_ENDPOINT_URL_S3": "http://127.0.0.1:9", "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x",
-        "AWS_DEFAULT_REGION": "us-east-1", "AWS_MAX_ATTEMPTS": "1",
+        **os.environ,
+        **FUNCTION_ENV,
+        "SUPERTONIC_MODEL_DIR": str(tiny_model_dir),
+        "SUPERTONIC_WARM_UP": "0",
+        "AWS_ENDPOINT_URL_S3": "http://127.0.0.1:9",
+        "AWS_ACCESS_KEY_ID": "x",
+        "AWS_SECRET_ACCESS_KEY": "x",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_MAX_ATTEMPTS": "1",
     }
     done = subprocess.run([sys.executable, "-c", PROBE, INPUT_BUCKET], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

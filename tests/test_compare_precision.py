@@ -32,7 +32,7 @@ def test_the_measures_see_what_they_should():
     rate = 44_100
     t = np.arange(rate) / rate
     speech = (np.sin(2 * np.pi * 220 * t) * (t < 0.6)).astype(np.float32) * 0.5
-    speech[int(0.6 * rate):] = 1e-3 * np.sin(2 * np.pi * 3000 * t[int(0.6 * rate):])  # a quiet pause
+    speech[int(0.6 * rate) :] = 1e-3 * np.sin(2 * np.pi * 3000 * t[int(0.6 * rate) :])  # a quiet pause
     same = compare_precision.compare("en", "x", speech, speech.copy(), rate)
     assert same.snr_db == float("inf") and same.log_mel_distance_db == 0 and same.rms_ratio == 1 and not same.failed
     hiss = speech + np.random.default_rng(0).normal(0, 1e-2, speech.size).astype(np.float32)

@@ -33,7 +33,8 @@ def matmul_chain(directory, nodes_count: int) -> ort.InferenceSession:
         nodes.append(helper.make_node("MatMul", [previous, "w"], [f"h{i}"]))
         previous = f"h{i}"
     graph = helper.make_graph(
-        nodes, "slow",
+        nodes,
+        "slow",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [size, size])],
         [helper.make_tensor_value_info(previous, TensorProto.FLOAT, [size, size])],
         initializer=[weight],

@@ -178,13 +178,17 @@ def test_the_image_holds_the_runtime_engine_and_the_handler_but_no_build_tools(
     context = {s for _, s in from_context if not s.startswith("https://")}
     assert context == {"docker/entry.sh", "layer/", "handler/supertonic_function/"}
     assert set(from_stages) == {
-        ("requirements", "/build/requirements.txt"), ("model", "/opt/model"),
-        ("prepared", "/opt/prepared"), ("prepared", "/opt/prepared-int8"),
+        ("requirements", "/build/requirements.txt"),
+        ("model", "/opt/model"),
+        ("prepared", "/opt/prepared"),
+        ("prepared", "/opt/prepared-int8"),
     }
     assert not (REPO / "layer" / "supertonic_tools").exists() and not list((REPO / "layer").glob("*/optimize"))
     # The tools are copied where only the `prepared` stage's own PYTHONPATH finds them.
     prepared = named["prepared"]
-    assert any(i.keyword.upper() == "COPY" and i.arguments == "tools/supertonic_tools/ /opt/build-tools/supertonic_tools/" for i in prepared)
+    assert any(
+        i.keyword.upper() == "COPY" and i.arguments == "tools/supertonic_tools/ /opt/build-tools/supertonic_tools/" for i in prepared
+    )
     image_env = " ".join(i.arguments for i in image if i.keyword.upper() == "ENV")
     assert "build-tools" not in image_env and "tools/" not in " ".join(i.arguments for i in image)
 

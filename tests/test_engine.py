@@ -56,7 +56,7 @@ def test_chunks_are_separated_by_the_requested_silence(engine):
     gap = int(0.25 * SR)
     for previous, current in itertools.pairwise(result.chunks):
         assert round((current.start_s - previous.end_s) * SR) == gap
-        silence = result.audio[round(previous.end_s * SR): round(current.start_s * SR)]
+        silence = result.audio[round(previous.end_s * SR) : round(current.start_s * SR)]
         assert silence.size == gap and not silence.any()
     assert result.chunks[-1].end_s == pytest.approx(result.duration_s)
     assert all(len(c.text) <= 60 for c in result.chunks)
@@ -139,10 +139,16 @@ def test_equal_to_the_official_package_for_the_same_noise(tiny_model_dir, engine
         source = text if lang == "en" else KO
         np.random.seed(1234)
         expected, _ = official.synthesize(
-            source, voice_style=official.get_voice_style(voice), total_steps=steps, speed=speed,
-            lang=lang, max_chunk_length=max_len,
+            source,
+            voice_style=official.get_voice_style(voice),
+            total_steps=steps,
+            speed=speed,
+            lang=lang,
+            max_chunk_length=max_len,
         )
-        ours = engine.synthesize(source, SynthesisOptions(voice=voice, lang=lang, steps=steps, speed=speed, seed=1234, normalize=False, max_chunk_chars=max_len))
+        ours = engine.synthesize(
+            source, SynthesisOptions(voice=voice, lang=lang, steps=steps, speed=speed, seed=1234, normalize=False, max_chunk_chars=max_len)
+        )
         assert ours.audio.shape == expected.reshape(-1).shape
         np.testing.assert_allclose(ours.audio, expected.reshape(-1), rtol=0, atol=1e-6)
 

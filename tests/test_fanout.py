@@ -40,7 +40,9 @@ def queues(moto_endpoint: str, s3: Any, app: Any, monkeypatch: pytest.MonkeyPatc
     parts = sqs.create_queue(QueueName="parts")["QueueUrl"]
     parts_arn = sqs.get_queue_attributes(QueueUrl=parts, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     service = app.service
-    config = dataclasses.replace(service.config, parts_queue_url=parts, parts_dlq_arn=dlq_arn, fanout_min_chars=200, function_timeout_s=60.0)
+    config = dataclasses.replace(
+        service.config, parts_queue_url=parts, parts_dlq_arn=dlq_arn, fanout_min_chars=200, function_timeout_s=60.0
+    )
     monkeypatch.setattr(service, "config", config)
     service.__dict__.pop("queue_client", None)
     service.__dict__.pop("layout", None)
@@ -58,7 +60,9 @@ def _receive(queue_url: str) -> list[dict[str, Any]]:
     sqs = boto3.client("sqs", region_name=REGION)
     messages: list[dict[str, Any]] = []
     while True:
-        got = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0).get("Messages", [])
+        got = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0).get(
+            "Messages", []
+        )
         if not got:
             return messages
         for message in got:
@@ -69,8 +73,17 @@ def _receive(queue_url: str) -> list[dict[str, Any]]:
 def _event(messages: list[dict[str, Any]], arn: str) -> dict[str, Any]:
     return {
         "Records": [
-            {"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"], "attributes": m.get("Attributes", {}),
-             "messageAttributes": {}, "md5OfBody": m["MD5OfBody"], "eventSource": "aws:sqs", "eventSourceARN": arn, "awsRegion": REGION}
+            {
+                "messageId": m["MessageId"],
+                "receiptHandle": m["ReceiptHandle"],
+                "body": m["Body"],
+                "attributes": m.get("Attributes", {}),
+                "messageAttributes": {},
+                "md5OfBody": m["MD5OfBody"],
+                "eventSource": "aws:sqs",
+                "eventSourceARN": arn,
+                "awsRegion": REGION,
+            }
             for m in messages
         ]
     }
@@ -133,8 +146,11 @@ def test_a_blended_voice_is_rendered_in_parts_to_the_sequential_audio_and_named_
 
 
 def test_an_ssml_job_keeps_its_breaks_and_languages_across_the_parts(app, s3, queues):
-    ssml = "<speak>" + "".join(f'Sentence number {n} of a long text.<break time="{100 * n}ms"/>' for n in range(1, 9)) + \
-        '<lang xml:lang="ko-KR">마지막 문장은 한국어로 3번 읽습니다.</lang><break time="1s"/></speak>'
+    ssml = (
+        "<speak>"
+        + "".join(f'Sentence number {n} of a long text.<break time="{100 * n}ms"/>' for n in range(1, 9))
+        + '<lang xml:lang="ko-KR">마지막 문장은 한국어로 3번 읽습니다.</lang><break time="1s"/></speak>'
+    )
     _drop(app, s3, {**JOB, "text": ssml})
     messages = _receive(queues["parts"])
     parts = [json.loads(m["Body"])["supertonic_part"]["part"] for m in messages]
@@ -237,8 +253,14 @@ def test_progress_is_told_while_the_parts_are_rendered(app, s3, queues):
     from supertonic_function import jobs
 
     reply = app.lambda_handler(
-        {"version": "2.0", "rawPath": "/v1/jobs", "requestContext": {"domainName": "abc.lambda-url.us-east-1.on.aws", "http": {"method": "POST", "path": "/v1/jobs"}},
-         "headers": {"content-type": "application/json"}, "body": json.dumps(JOB), "isBase64Encoded": False},
+        {
+            "version": "2.0",
+            "rawPath": "/v1/jobs",
+            "requestContext": {"domainName": "abc.lambda-url.us-east-1.on.aws", "http": {"method": "POST", "path": "/v1/jobs"}},
+            "headers": {"content-type": "application/json"},
+            "body": json.dumps(JOB),
+            "isBase64Encoded": False,
+        },
         LambdaContext(),
     )
     assert reply["statusCode"] == 202, reply

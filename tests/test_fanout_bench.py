@@ -7,8 +7,7 @@ from supertonic_cli import main as cli
 
 def test_bench_fanout_measures_every_part_the_assembly_and_simulates_lambda(tmp_path, tiny_model_dir, capsys):
     path = tmp_path / "fanout.json"
-    argv = ["bench", "--fanout", "--model", str(tiny_model_dir), "--fanout-cases", "5000:1",
-            "--concurrency", "2", "--json", str(path)]
+    argv = ["bench", "--fanout", "--model", str(tiny_model_dir), "--fanout-cases", "5000:1", "--concurrency", "2", "--json", str(path)]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     report = json.loads(path.read_text())
@@ -21,5 +20,6 @@ def test_bench_fanout_measures_every_part_the_assembly_and_simulates_lambda(tmp_
     assert run["overhead_per_part"]["median"] is not None
     assert run["audio_s"] > 0 and run["billed_ms_total"] >= sum(p["billed_ms"] for p in run["parts"])
     assert {(row["chars"], row["concurrency"]) for row in report["simulation"]} == {
-        (n, c) for n in (10_000, 100_000, 1_000_000) for c in (10, 100, 1_000)}
+        (n, c) for n in (10_000, 100_000, 1_000_000) for c in (10, 100, 1_000)
+    }
     assert "stand-in" in report["note"] and "Amazon Polly" in out

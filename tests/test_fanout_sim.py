@@ -5,8 +5,7 @@ import pytest
 from supertonic_harness.bench.cost import USD_PER_GB_S, USD_PER_REQUEST
 from supertonic_harness.bench.fanout_sim import Measured, simulate, workers_at
 
-BASE = Measured(chars_per_part=250, part_ms=(6000.0,), init_ms=2000.0, plan_ms_per_char=0.0,
-                assembly_ms_per_part=0.0, memory_mb=1024)
+BASE = Measured(chars_per_part=250, part_ms=(6000.0,), init_ms=2000.0, plan_ms_per_char=0.0, assembly_ms_per_part=0.0, memory_mb=1024)
 
 
 def test_one_worker_renders_the_parts_one_after_another_after_one_cold_start():

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from supertonic_tools import fetch
 from supertonic_engine.errors import FetchFailed
+from supertonic_tools import fetch
 
 
 def test_without_a_route_to_the_hub_it_fails_fast_with_what_to_do(tmp_path, monkeypatch):

@@ -28,20 +28,20 @@ import re
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
+from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 from awslambdaric.lambda_runtime_marshaller import to_json
 from event_fuzzer import EventFuzzer, FuzzEvent
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, REPO, LambdaContext, event_files, load_event
+
+from supertonic_engine.errors import SupertonicError
 from supertonic_function.config import FunctionConfig
-from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 from supertonic_function.envelopes import check_function_url
 from supertonic_function.errors import MalformedEvent
 from supertonic_function.http_api import OPENAI_PATH, HttpCall
 from supertonic_function.service import Service
-from supertonic_engine.errors import SupertonicError
 from supertonic_function.sources import DirectInvokeSource, FunctionUrlSource, source_of
 from supertonic_harness.fronts.furl import result_to_http
 
@@ -66,7 +66,7 @@ MAGIC = {
 }
 # Text objects in the input bucket that S3 records may name: (key, body, metadata).
 STORED = [
-    ("input/fuzz/hello.txt", "Hello from the fuzzer.".encode(), {"steps": "1"}),
+    ("input/fuzz/hello.txt", b"Hello from the fuzzer.", {"steps": "1"}),
     ("input/fuzz/bad-steps.txt", b"Steps spelled as Python reads them.", {"steps": "1_0"}),
     ("input/fuzz/job.json", b'{"text": "A short job.", "steps": 2, "format": "mp3"}', {}),
     ("input/fuzz/lone.json", b'{"text": "\\ud800", "steps": 1}', {}),
@@ -82,8 +82,13 @@ def fuzz_service(app: Any, s3: Any, monkeypatch: pytest.MonkeyPatch) -> list[tup
     Synchronous texts are capped at 60 characters: the stand-in speaks about 0.13 s a character, so
     a longer text that passes would cost more than the thousand malformed events around it (the
     limit's own refusal is still exercised by every text over it)."""
-    config = FunctionConfig(input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET, warm_up=False,
-                            cors_allow_origins=("https://app.example.com",), sync_max_text_chars=60)
+    config = FunctionConfig(
+        input_bucket=INPUT_BUCKET,
+        output_bucket=OUTPUT_BUCKET,
+        warm_up=False,
+        cors_allow_origins=("https://app.example.com",),
+        sync_max_text_chars=60,
+    )
     monkeypatch.setattr(app, "service", Service(config, app.service.engine_or_error))
     stored = []
     for key, body, metadata in STORED:
@@ -115,8 +120,9 @@ def lost_log_lines(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[logging.Lo
 def test_no_generated_event_breaks_the_handler(
     app: Any, fuzz_service: list[tuple[str, str]], lost_log_lines: list[logging.LogRecord], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fuzzer = EventFuzzer(SEED, corpus=[load_event(p) for p in event_files()], input_bucket=INPUT_BUCKET,
-                         output_bucket=OUTPUT_BUCKET, objects=fuzz_service)
+    fuzzer = EventFuzzer(
+        SEED, corpus=[load_event(p) for p in event_files()], input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET, objects=fuzz_service
+    )
     kinds: Counter[str] = Counter()
     seconds: Counter[str] = Counter()
     statuses: Counter[int] = Counter()
@@ -146,8 +152,10 @@ def test_no_generated_event_breaks_the_handler(
     elapsed = time.perf_counter() - started
     with capsys.disabled():
         per_kind = ", ".join(f"{kind} {kinds[kind]} in {seconds[kind]:.1f} s" for kind in sorted(kinds))
-        print(f"\nfuzz: {EVENTS} events (seed {SEED}) in {elapsed:.1f} s ({per_kind}), {synthesized} with audio; "
-              f"statuses {dict(sorted(statuses.items()))}")
+        print(
+            f"\nfuzz: {EVENTS} events (seed {SEED}) in {elapsed:.1f} s ({per_kind}), {synthesized} with audio; "
+            f"statuses {dict(sorted(statuses.items()))}"
+        )
     assert not failures, f"{len(failures)} of {EVENTS} events broke a rule (seed {SEED}):\n" + "\n".join(failures[:10])
     # The run is worth its time only if a share of it reached the engine and the encoders.
     assert synthesized >= EVENTS // 100, f"only {synthesized} events synthesized"
@@ -345,24 +353,30 @@ def test_the_rules_catch_what_they_are_for() -> None:
         "error keys": http(400, '{"error": {"code": "x"}}', {"content-type": "application/json"}),
         "bytes start": http(200, wav, {"content-type": "audio/flac", "x-supertonic-model": "stand-in"}, True),
         "content-length": http(200, wav, {"content-type": "audio/wav", "content-length": "3", "x-supertonic-model": "stand-in"}, True),
-        "shows": http(400, json.dumps({"error": {"code": "x", "message": f'File "{REPO}/a.py"', "field": None}}),
-                      {"content-type": "application/json"}),
+        "shows": http(
+            400, json.dumps({"error": {"code": "x", "message": f'File "{REPO}/a.py"', "field": None}}), {"content-type": "application/json"}
+        ),
         "UTF-8": http(400, '{"error": {"code": "x", "message": "\udfff", "field": null}}', {"content-type": "application/json"}),
-        "internal_error": http(503, '{"error": {"code": "internal_error", "message": "m", "field": null}}',
-                               {"content-type": "application/json"}),
+        "internal_error": http(
+            503, '{"error": {"code": "internal_error", "message": "m", "field": null}}', {"content-type": "application/json"}
+        ),
     }
     for rule, result in broken.items():
         problems, _, _ = check(furl, result)
         assert any(rule in p for p in problems), (rule, problems)
-    good = http(200, wav, {"content-type": "audio/wav", "content-length": str(len(base64.b64decode(wav))),
-                           "x-supertonic-model": "stand-in"}, True)
+    good = http(
+        200, wav, {"content-type": "audio/wav", "content-length": str(len(base64.b64decode(wav))), "x-supertonic-model": "stand-in"}, True
+    )
     assert check(furl, good) == ([], 200, True)
     assert check(FuzzEvent(0, "direct", {"text": "x"}, False), {"error": {"code": "x", "message": "m", "field": None}, "status": 502})[0]
     # OpenAI's route: its errors must carry OpenAI's type and param too, and only the two it knows.
     speech = FuzzEvent(0, "furl", {**load_event("furl_post_tts"), "rawPath": OPENAI_PATH}, False)
     ours = {"code": "x", "message": "m", "field": "input"}
-    for rule, error in {"error keys": ours, "OpenAI error type": {**ours, "type": "oops", "param": "input"},
-                        "OpenAI error param": {**ours, "type": "invalid_request_error", "param": 3}}.items():
+    for rule, error in {
+        "error keys": ours,
+        "OpenAI error type": {**ours, "type": "oops", "param": "input"},
+        "OpenAI error param": {**ours, "type": "invalid_request_error", "param": 3},
+    }.items():
         problems, _, _ = check(speech, http(400, json.dumps({"error": error}), {"content-type": "application/json"}))
         assert any(rule in p for p in problems), (rule, problems)
     openai_error = {**ours, "type": "invalid_request_error", "param": "input"}

@@ -7,6 +7,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+
 import supertonic_function
 from supertonic_engine.config import usable_cpus
 from supertonic_engine.errors import ConfigurationError
@@ -60,7 +61,9 @@ def test_bad_values_name_the_variable(variable: str, value: str) -> None:
 def test_telemetry_names_never_fail_and_fall_back_to_defaults() -> None:
     # Read at the first import, before FunctionConfig: nothing here may raise, even on a bad deploy.
     assert TelemetryNames.from_env({}) == TelemetryNames("supertonic-tts", "Supertonic")
-    named = TelemetryNames.from_env({"POWERTOOLS_SERVICE_NAME": "tts-eu", "POWERTOOLS_METRICS_NAMESPACE": " ", "SUPERTONIC_WARM_UP": "maybe"})
+    named = TelemetryNames.from_env(
+        {"POWERTOOLS_SERVICE_NAME": "tts-eu", "POWERTOOLS_METRICS_NAMESPACE": " ", "SUPERTONIC_WARM_UP": "maybe"}
+    )
     assert named == TelemetryNames("tts-eu", "Supertonic")
 
 

@@ -92,34 +92,69 @@ def test_a_bare_payload_2_event_is_answered(app: Any) -> None:
     ("record", "field"),
     [
         ({"eventSource": "aws:s3"}, "Records[0].s3"),
-        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put", "s3": {"bucket": {"name": INPUT_BUCKET}}},
-         "Records[0].s3.object"),
-        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put", "s3": {"bucket": {}, "object": {"key": "input/a.txt"}}},
-         "Records[0].s3.bucket.name"),
-        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put", "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": 5}}},
-         "Records[0].s3.object.key"),
-        ({"eventSource": "aws:s3", "eventName": 5, "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt"}}},
-         "Records[0].eventName"),
-        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
-          "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "size": "12"}}},
-         "Records[0].s3.object.size"),
-        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
-          "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "eTag": 7}}},
-         "Records[0].s3.object.eTag"),
+        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put", "s3": {"bucket": {"name": INPUT_BUCKET}}}, "Records[0].s3.object"),
+        (
+            {"eventSource": "aws:s3", "eventName": "ObjectCreated:Put", "s3": {"bucket": {}, "object": {"key": "input/a.txt"}}},
+            "Records[0].s3.bucket.name",
+        ),
+        (
+            {"eventSource": "aws:s3", "eventName": "ObjectCreated:Put", "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": 5}}},
+            "Records[0].s3.object.key",
+        ),
+        (
+            {"eventSource": "aws:s3", "eventName": 5, "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt"}}},
+            "Records[0].eventName",
+        ),
+        (
+            {
+                "eventSource": "aws:s3",
+                "eventName": "ObjectCreated:Put",
+                "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "size": "12"}},
+            },
+            "Records[0].s3.object.size",
+        ),
+        (
+            {
+                "eventSource": "aws:s3",
+                "eventName": "ObjectCreated:Put",
+                "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "eTag": 7}},
+            },
+            "Records[0].s3.object.eTag",
+        ),
         # ETags and version ids are visible ASCII: the revision becomes part of the result's key.
-        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
-          "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "eTag": "\udfffab"}}},
-         "Records[0].s3.object.eTag"),
-        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
-          "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "versionId": "v 1"}}},
-         "Records[0].s3.object.versionId"),
+        (
+            {
+                "eventSource": "aws:s3",
+                "eventName": "ObjectCreated:Put",
+                "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "eTag": "\udfffab"}},
+            },
+            "Records[0].s3.object.eTag",
+        ),
+        (
+            {
+                "eventSource": "aws:s3",
+                "eventName": "ObjectCreated:Put",
+                "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/a.txt", "versionId": "v 1"}},
+            },
+            "Records[0].s3.object.versionId",
+        ),
         # S3 keys are at most 1,024 bytes of UTF-8: a longer one names no object S3 could hold.
-        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
-          "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/" + "a" * 1100 + ".txt"}}},
-         "Records[0].s3.object.key"),
-        ({"eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
-          "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/\udc80.txt"}}},
-         "Records[0].s3.object.key"),
+        (
+            {
+                "eventSource": "aws:s3",
+                "eventName": "ObjectCreated:Put",
+                "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/" + "a" * 1100 + ".txt"}},
+            },
+            "Records[0].s3.object.key",
+        ),
+        (
+            {
+                "eventSource": "aws:s3",
+                "eventName": "ObjectCreated:Put",
+                "s3": {"bucket": {"name": INPUT_BUCKET}, "object": {"key": "input/\udc80.txt"}},
+            },
+            "Records[0].s3.object.key",
+        ),
     ],
 )
 def test_a_malformed_s3_event_is_refused_before_any_record_runs(app: Any, s3: Any, record: dict[str, Any], field: str) -> None:
@@ -215,9 +250,7 @@ def test_head_answers_like_get_without_the_body(app: Any, name: str) -> None:
     length = len(HttpAnswer.of(get).body)
     assert head["headers"].pop("content-length") == str(length)
     volatile = ("x-supertonic-rtf", "x-supertonic-synth-ms")  # timings differ between two runs
-    assert {k: v for k, v in head["headers"].items() if k not in volatile} == {
-        k: v for k, v in get["headers"].items() if k not in volatile
-    }
+    assert {k: v for k, v in head["headers"].items() if k not in volatile} == {k: v for k, v in get["headers"].items() if k not in volatile}
 
 
 def test_head_is_allowed_wherever_get_is(app: Any) -> None:
@@ -296,8 +329,18 @@ def test_json_only_routes_honour_accept(app: Any) -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("steps", "1_0"), ("steps", "\u0661"), ("steps", "\uff12"), ("seed", "1_000"), ("seed", "\u0967"),
-     ("speed", "1_0.5"), ("speed", "\u0661.\u0660"), ("speed", "nan"), ("speed", "inf"), ("speed", "1e0")],
+    [
+        ("steps", "1_0"),
+        ("steps", "\u0661"),
+        ("steps", "\uff12"),
+        ("seed", "1_000"),
+        ("seed", "\u0967"),
+        ("speed", "1_0.5"),
+        ("speed", "\u0661.\u0660"),
+        ("speed", "nan"),
+        ("speed", "inf"),
+        ("speed", "1e0"),
+    ],
 )
 def test_numbers_in_a_query_string_are_plain_ascii_decimals(app: Any, field: str, value: str) -> None:
     fields = {"text": "Hi", "steps": "1", field: value}
@@ -312,8 +355,10 @@ def test_plain_decimals_are_read(app: Any, query: str) -> None:
     assert _http(app, _with_query(_event("furl_get_query"), query)).status == 200
 
 
-@pytest.mark.parametrize(("accept", "page"), [("text/html", True), ("text/html;q=0.0, */*", False),
-                                              ("TEXT/HTML; Q=0.5", True), ("text/*", False), ("*/*", False)])
+@pytest.mark.parametrize(
+    ("accept", "page"),
+    [("text/html", True), ("text/html;q=0.0, */*", False), ("TEXT/HTML; Q=0.5", True), ("text/*", False), ("*/*", False)],
+)
 def test_the_playground_is_for_an_accept_that_names_html(app: Any, accept: str, page: bool) -> None:
     event = _with_query(_event("furl_get_query", headers__accept=accept), "")
     answer = _http(app, event)

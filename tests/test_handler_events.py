@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from supertonic_engine.errors import SupertonicError
 from fixtures_s3 import (
     OUTPUT_BUCKET,
     HttpAnswer,
@@ -22,6 +21,8 @@ from fixtures_s3 import (
     expectations,
     load_event,
 )
+
+from supertonic_engine.errors import SupertonicError
 
 # S3 server, app and context fixtures, registered once for the whole session.
 pytest_plugins = ["fixtures_s3"]

@@ -29,6 +29,7 @@ from fixtures_s3 import (
     fetch,
     load_event,
 )
+
 from supertonic_engine.errors import ConfigurationError, ModelMissing, SupertonicError
 from supertonic_engine.storage import ObjectStore, StorageError, StorageFailed
 from supertonic_engine.synthesis import DEFAULT_VOICE
@@ -156,7 +157,9 @@ def test_encoding_is_done_inside_the_deadline(app: Any, configure: Any) -> None:
     ],
     ids=["digits", "digits-openai", "paragraphs", "paragraphs-direct"],
 )
-def test_a_short_text_that_reads_long_is_refused_before_synthesis(app: Any, configure: Any, path: str | None, body: dict[str, Any], limit: str) -> None:
+def test_a_short_text_that_reads_long_is_refused_before_synthesis(
+    app: Any, configure: Any, path: str | None, body: dict[str, Any], limit: str
+) -> None:
     """3,000 characters within the written limit that would make ~1,400 s of audio (and over 1 GB
     of memory): refused from the normalized length or the forecast, naming the text and the way out."""
     configure()
@@ -304,7 +307,9 @@ def test_a_job_with_a_number_of_thousands_of_digits_is_accepted(app: Any, s3: An
     assert s3.list_objects_v2(Bucket=INPUT_BUCKET).get("KeyCount") == 1
 
 
-def test_oversized_job_is_refused_by_size_before_its_text_is_read(app: Any, s3: Any, configure: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_oversized_job_is_refused_by_size_before_its_text_is_read(
+    app: Any, s3: Any, configure: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     service = configure(max_object_bytes=1000)
 
     def read_text(*args: Any, **kwargs: Any) -> str:
@@ -528,7 +533,9 @@ def test_a_bad_blend_is_a_422_naming_the_voice_on_every_route(app: Any, s3: Any,
     assert direct["status"] == 422 and direct["error"]["field"] == "voice" and message in direct["error"]["message"]
 
 
-@pytest.mark.parametrize("voice, canonical", [("alloy:0.5,F2:0.5", "F1:0.5,F2:0.5"), ("nova,onyx", "F2:0.5,M2:0.5"), ("shimmer:3,echo:1", "F3:0.75,M1:0.25")])
+@pytest.mark.parametrize(
+    "voice, canonical", [("alloy:0.5,F2:0.5", "F1:0.5,F2:0.5"), ("nova,onyx", "F2:0.5,M2:0.5"), ("shimmer:3,echo:1", "F3:0.75,M1:0.25")]
+)
 def test_openai_voice_names_blend_too(app: Any, voice: str, canonical: str) -> None:
     body = {"model": "tts-1", "input": "Blended.", "voice": voice, "response_format": "wav"}
     answer = _call(app, _post(body, path="/v1/audio/speech"))
@@ -545,7 +552,9 @@ def test_a_blend_in_the_query_string_and_a_direct_invoke(app: Any) -> None:
     assert direct["voice"] == "M2:0.25,F1:0.75" and direct["audio_base64"]
 
 
-def test_a_custom_voice_is_listed_and_spoken_and_a_broken_one_fails_alone(app: Any, tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_custom_voice_is_listed_and_spoken_and_a_broken_one_fails_alone(
+    app: Any, tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = Path(shutil.copytree(tiny_model_dir, tmp_path / "model"))
     shutil.copy(model / "voice_styles" / "F3.json", model / "voice_styles" / "narrator.json")
     (model / "voice_styles" / "broken.json").write_text('{"style_ttl": ')
@@ -629,10 +638,9 @@ def test_nothing_is_left_in_tmp(app: Any, s3: Any, tmp_path: Path, monkeypatch: 
 
 # --- any text at all -------------------------------------------------------------------------------
 
+from event_fuzzer import TYPED_PIECES  # noqa: E402 - the same pieces the event fuzzer types with
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
-from event_fuzzer import TYPED_PIECES  # noqa: E402 - the same pieces the event fuzzer types with
 
 # Every code point class: controls, combining marks, emoji, Hangul, CJK, private use, lone surrogates.
 ANY_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=400)
@@ -692,8 +700,11 @@ def test_s3_failures_name_no_bucket_key_or_s3_message(
 ) -> None:
     service = configure(input_bucket=bucket)
     if endpoint is not None:
-        service._store = ObjectStore(boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
-                                                  config=Config(retries={"max_attempts": 1}, connect_timeout=1)))
+        service._store = ObjectStore(
+            boto3.client(
+                "s3", endpoint_url=endpoint, region_name="us-east-1", config=Config(retries={"max_attempts": 1}, connect_timeout=1)
+            )
+        )
     context = LambdaContext()
     answer = HttpAnswer.of(app.lambda_handler(load_event("furl_post_job"), context))
     body = answer.body.decode()
@@ -713,7 +724,9 @@ def test_job_status_names_no_bucket_key_or_etag(app: Any, s3: Any) -> None:
     key = f"input/jobs/{job['job_id']}.json"
     etag = s3.head_object(Bucket=INPUT_BUCKET, Key=key)["ETag"].strip('"')
     notification = load_event("s3_put_json")
-    notification["Records"][0]["s3"]["object"].update(key=key, size=s3.head_object(Bucket=INPUT_BUCKET, Key=key)["ContentLength"], eTag=etag)
+    notification["Records"][0]["s3"]["object"].update(
+        key=key, size=s3.head_object(Bucket=INPUT_BUCKET, Key=key)["ContentLength"], eTag=etag
+    )
     app.lambda_handler(notification, LambdaContext())
 
     done = _call(app, _get(urlparse(job["status_url"]).path)).json()

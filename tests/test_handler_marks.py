@@ -19,7 +19,7 @@ def test_marks_answer_polly_json_lines_timed_like_the_audio_of_the_same_request(
     assert answer.headers["x-supertonic-model"] == "stand-in"
     marks = [json.loads(line) for line in answer.body.decode("utf-8").splitlines()]
     raw = TEXT.encode("utf-8")
-    assert all(raw[m["start"]:m["end"]].decode("utf-8") == m["value"] for m in marks)
+    assert all(raw[m["start"] : m["end"]].decode("utf-8") == m["value"] for m in marks)
     assert [m["value"] for m in marks if m["type"] == "sentence"] == ["Hello there, friend.", "The café opened in 2024!", "See you soon."]
 
     audio = _call(app, _post({"text": TEXT, "seed": 1, "steps": 1}, headers={"accept": "application/json"})).json()
@@ -40,8 +40,12 @@ def test_captions_are_the_answer_for_format_srt_or_vtt(app: Any) -> None:
 
 
 def test_bad_marks_and_chunking_are_refused_naming_the_field(app: Any) -> None:
-    for body, field in (({"marks": ["viseme"]}, "marks"), ({"marks": "word", "format": "srt"}, "marks"),
-                        ({"chunking": "paragraph"}, "chunking"), ({"marks": [3]}, "marks")):
+    for body, field in (
+        ({"marks": ["viseme"]}, "marks"),
+        ({"marks": "word", "format": "srt"}, "marks"),
+        ({"chunking": "paragraph"}, "chunking"),
+        ({"marks": [3]}, "marks"),
+    ):
         answer = _call(app, _post({"text": TEXT, **body}))
         assert 400 <= answer.status < 500, body
         assert answer.json()["error"]["field"] == field

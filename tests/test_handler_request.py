@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from supertonic_engine import Engine, SessionConfig
 from supertonic_engine.errors import (
     EmptyText,
@@ -38,7 +39,10 @@ def test_defaults() -> None:
 
 
 def test_round_trip_through_the_job_document() -> None:
-    request = parse_request({"text": "Hi.", "voice": "f2", "lang": "ko", "steps": 3, "speed": 1.2, "seed": 9, "format": "MP3", "normalize": False}, voices=VOICES)
+    request = parse_request(
+        {"text": "Hi.", "voice": "f2", "lang": "ko", "steps": 3, "speed": 1.2, "seed": 9, "format": "MP3", "normalize": False},
+        voices=VOICES,
+    )
     assert request.options.voice == "F2" and request.format == "mp3"
     assert parse_request(request.to_json(), voices=VOICES) == request
 
@@ -127,7 +131,9 @@ def test_every_openai_alias_reaches_a_model_voice() -> None:
 
 def test_openai_shape() -> None:
     request = parse_openai_request(
-        {"model": "tts-1", "input": "Hello.", "voice": "alloy", "instructions": "cheerful"}, voices=VOICES, limits=Limits(max_text_chars=100)
+        {"model": "tts-1", "input": "Hello.", "voice": "alloy", "instructions": "cheerful"},
+        voices=VOICES,
+        limits=Limits(max_text_chars=100),
     )
     assert (request.options.voice, request.options.steps, request.format, request.options.speed) == ("F1", 5, "mp3", 1.05)
 

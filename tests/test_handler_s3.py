@@ -18,6 +18,7 @@ from fixtures_s3 import (
     audio_info,
     load_event,
 )
+
 from supertonic_engine.errors import ConfigurationError
 from supertonic_engine.storage import ObjectStore, StorageUnavailable
 from supertonic_function import s3_trigger
@@ -32,9 +33,7 @@ pytest_plugins = ["fixtures_s3"]
 
 def _service(app: Any, **overrides: Any) -> Service:
     """The app's engine with another configuration (the buckets of the tests unless overridden)."""
-    config = FunctionConfig(
-        **{"input_bucket": INPUT_BUCKET, "output_bucket": OUTPUT_BUCKET, "warm_up": False, **overrides}
-    )
+    config = FunctionConfig(**{"input_bucket": INPUT_BUCKET, "output_bucket": OUTPUT_BUCKET, "warm_up": False, **overrides})
     return Service(config, app.service.engine_or_error)
 
 
@@ -192,7 +191,7 @@ def test_overlapping_prefixes_in_one_bucket_are_refused_at_init() -> None:
 
 def test_keys_are_url_decoded(app: Any, s3: Any) -> None:
     key = "input/chapter 1 – café + crème.txt"
-    event = _put_event(INPUT_BUCKET, key, s3, "Spaces, a plus and accents.".encode())
+    event = _put_event(INPUT_BUCKET, key, s3, b"Spaces, a plus and accents.")
     assert "+" in event["Records"][0]["s3"]["object"]["key"]  # spaces arrive as '+', '+' as %2B
     (result,) = _render(_service(app), event)
     assert result["key"] == key
@@ -232,7 +231,9 @@ def test_not_utf8_writes_an_error_manifest(app: Any, s3: Any) -> None:
 
 def test_metadata_sets_the_options_of_a_txt(app: Any, s3: Any) -> None:
     s3.put_object(
-        Bucket=INPUT_BUCKET, Key="input/meta.txt", Body=b"Options from metadata.",
+        Bucket=INPUT_BUCKET,
+        Key="input/meta.txt",
+        Body=b"Options from metadata.",
         Metadata={"voice": "F3", "format": "flac", "steps": "2", "seed": "5"},
     )
     event = _put_event(INPUT_BUCKET, "input/meta.txt", s3)
@@ -245,7 +246,9 @@ def test_metadata_sets_the_options_of_a_txt(app: Any, s3: Any) -> None:
 
 
 def test_a_blend_in_metadata_or_a_json_job_is_rendered_and_a_bad_one_fails_naming_the_voice(app: Any, s3: Any) -> None:
-    s3.put_object(Bucket=INPUT_BUCKET, Key="input/blend.txt", Body=b"Two voices from metadata.", Metadata={"voice": "nova:1,M2:3", "steps": "1"})
+    s3.put_object(
+        Bucket=INPUT_BUCKET, Key="input/blend.txt", Body=b"Two voices from metadata.", Metadata={"voice": "nova:1,M2:3", "steps": "1"}
+    )
     (result,) = _render(_service(app), _put_event(INPUT_BUCKET, "input/blend.txt", s3))
     assert _manifest(s3, result["manifest_key"])["voice"] == "F2:0.25,M2:0.75"
     job = json.dumps({"text": "Two voices from a job.", "voice": "F1,M3", "steps": 1}).encode()
@@ -412,7 +415,9 @@ def test_each_delivery_writes_its_own_audio_and_the_manifest_names_it(app: Any, 
 
 def test_transient_s3_failure_raises_for_a_retry(app: Any, tiny_model_dir: Any) -> None:
     unreachable = boto3.client(
-        "s3", endpoint_url="http://127.0.0.1:9", region_name="us-east-1",
+        "s3",
+        endpoint_url="http://127.0.0.1:9",
+        region_name="us-east-1",
         config=Config(retries={"max_attempts": 1}, connect_timeout=1),
     )
     service = _service(app)

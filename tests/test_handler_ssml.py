@@ -11,8 +11,7 @@ from test_handler_http import _call, _get, _post
 
 pytest_plugins = ["fixtures_s3"]
 
-SSML = ('<speak>Hello <sub alias="World Wide Web">WWW</sub>.<break time="1s"/>'
-        '<lang xml:lang="ko-KR">안녕하세요, 3개 주세요.</lang></speak>')
+SSML = '<speak>Hello <sub alias="World Wide Web">WWW</sub>.<break time="1s"/><lang xml:lang="ko-KR">안녕하세요, 3개 주세요.</lang></speak>'
 
 
 def test_an_ssml_request_is_read_as_ssml_with_its_breaks_in_the_audio(app: Any) -> None:
@@ -32,7 +31,7 @@ def test_marks_of_ssml_point_into_the_document_as_sent(app: Any) -> None:
     marks = [json.loads(line) for line in answer.body.decode("utf-8").splitlines()]
     raw = SSML.encode("utf-8")
     words = [m for m in marks if m["type"] == "word"]
-    assert [raw[m["start"]:m["end"]].decode("utf-8") for m in words if m["value"] in ("Hello", "안녕하세요,")] == ["Hello", "안녕하세요,"]
+    assert [raw[m["start"] : m["end"]].decode("utf-8") for m in words if m["value"] in ("Hello", "안녕하세요,")] == ["Hello", "안녕하세요,"]
     sentences = [m for m in marks if m["type"] == "sentence"]
     assert [m["value"] for m in sentences] == ["Hello WWW.", "안녕하세요, 3개 주세요."]
     assert sentences[1]["time"] - sentences[0]["time"] > 1000  # the break is heard between them
@@ -51,8 +50,9 @@ def test_unsupported_ssml_is_a_422_naming_the_field_and_the_element(app: Any) ->
     assert answer.status == 422
     error = answer.json()["error"]
     assert error["code"] == "unsupported_ssml" and error["field"] == "text" and "<prosody>" in error["message"]
-    openai = _call(app, _post({"model": "tts-1", "voice": "alloy", "input": '<speak><emphasis>Hi</emphasis></speak>'},
-                              path="/v1/audio/speech"))
+    openai = _call(
+        app, _post({"model": "tts-1", "voice": "alloy", "input": "<speak><emphasis>Hi</emphasis></speak>"}, path="/v1/audio/speech")
+    )
     assert openai.status == 422 and openai.json()["error"]["param"] == "input" and "<emphasis>" in openai.json()["error"]["message"]
 
 

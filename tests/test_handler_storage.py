@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
 import os
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, fetch
+
 from supertonic_engine.storage import (
     ObjectChanged,
     ObjectMissing,
@@ -111,8 +112,12 @@ def test_a_manifest_that_cannot_be_written_leaves_no_audio_behind(store: ObjectS
     _failing(store, "PutObject", when=lambda params: params["Key"].endswith("manifest.json"))
     with pytest.raises(StorageUnavailable):
         store.publish(
-            OUTPUT_BUCKET, audio_key="output/y/audio-1.wav", audio=b"RIFF1", content_type="audio/wav",
-            manifest_key="output/y/manifest.json", manifest={"status": "done"},
+            OUTPUT_BUCKET,
+            audio_key="output/y/audio-1.wav",
+            audio=b"RIFF1",
+            content_type="audio/wav",
+            manifest_key="output/y/manifest.json",
+            manifest={"status": "done"},
         )
     assert s3.list_objects_v2(Bucket=OUTPUT_BUCKET).get("KeyCount") == 0
 
@@ -121,12 +126,20 @@ def test_a_manifest_whose_answer_was_lost_keeps_its_audio(store: ObjectStore, s3
     # The PUT landed; only its answer did not arrive. The manifest names this audio: it stays.
     _failing(store, "PutObject", when=lambda params: params["Key"].endswith("manifest.json"), answer_lost=True)
     manifest = {"status": "done", "audio": "output/z/audio-1.wav"}
-    assert store.publish(
-        OUTPUT_BUCKET, audio_key="output/z/audio-1.wav", audio=b"RIFF1", content_type="audio/wav",
-        manifest_key="output/z/manifest.json", manifest=manifest,
-    ) is True
+    assert (
+        store.publish(
+            OUTPUT_BUCKET,
+            audio_key="output/z/audio-1.wav",
+            audio=b"RIFF1",
+            content_type="audio/wav",
+            manifest_key="output/z/manifest.json",
+            manifest=manifest,
+        )
+        is True
+    )
     assert sorted(item["Key"] for item in s3.list_objects_v2(Bucket=OUTPUT_BUCKET)["Contents"]) == [
-        "output/z/audio-1.wav", "output/z/manifest.json",
+        "output/z/audio-1.wav",
+        "output/z/manifest.json",
     ]
 
 
@@ -179,7 +192,7 @@ def test_presigned_link_works_without_credentials(store: ObjectStore, s3: Any) -
 def test_presigned_link_ends_when_its_credentials_do(s3: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     # Temporary credentials whose expiry botocore knows (here from AWS_CREDENTIAL_EXPIRATION, as for
     # an assumed role): a link signed with them stops working then, so it must not promise longer.
-    expiry = datetime.now(timezone.utc) + timedelta(minutes=20)
+    expiry = datetime.now(UTC) + timedelta(minutes=20)
     monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
     monkeypatch.setenv("AWS_CREDENTIAL_EXPIRATION", expiry.isoformat())
     link = ObjectStore().presigned_get(OUTPUT_BUCKET, "output/l.wav", expires_s=3600)

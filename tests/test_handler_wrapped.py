@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, LambdaContext
+
 from supertonic_function.errors import BatchFailed, MalformedEvent, UnknownEvent
 from supertonic_harness.fronts.s3 import s3_put_event
 
@@ -51,9 +52,7 @@ def _sqs(*bodies: str) -> dict[str, Any]:
 def _manifests(s3: Any) -> list[dict[str, Any]]:
     listed = s3.list_objects_v2(Bucket=OUTPUT_BUCKET).get("Contents", [])
     return [
-        json.loads(s3.get_object(Bucket=OUTPUT_BUCKET, Key=o["Key"])["Body"].read())
-        for o in listed
-        if o["Key"].endswith("manifest.json")
+        json.loads(s3.get_object(Bucket=OUTPUT_BUCKET, Key=o["Key"])["Body"].read()) for o in listed if o["Key"].endswith("manifest.json")
     ]
 
 
@@ -169,27 +168,39 @@ def test_an_unknown_event_fails_the_invocation_and_logs_its_shape_not_its_conten
         app.lambda_handler(event, LambdaContext())
     assert raised.value.code == "unknown_event"
     (line,) = [line for line in json_logs() if line.get("message") == "unknown event"]
-    assert line["received"] == {"type": "dict", "keys": ["detail", "detail-type", "source"],
-                                "source": "aws.events", "detail-type": "Scheduled Event"}
+    assert line["received"] == {
+        "type": "dict",
+        "keys": ["detail", "detail-type", "source"],
+        "source": "aws.events",
+        "detail-type": "Scheduled Event",
+    }
     assert "a private note" not in json.dumps(json_logs())
 
 
 def test_a_message_the_earlier_ones_of_its_batch_left_too_little_time_is_retried_not_failed(app: Any, s3: Any) -> None:
     import time
 
+    from test_handler_s3 import Timed
+
     from supertonic_function.config import FunctionConfig
     from supertonic_function.service import Service
     from supertonic_function.sources import dispatch
-    from test_handler_s3 import Timed
 
-    service = Service(FunctionConfig(input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET, warm_up=False,
-                                     deadline_margin_s=0.0), app.service.engine_or_error)
+    service = Service(
+        FunctionConfig(input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET, warm_up=False, deadline_margin_s=0.0),
+        app.service.engine_or_error,
+    )
     body = json.dumps({"text": "A story that takes a while to tell. " * 8, "steps": 15})
     probes = []
     for n in range(2):  # the second warm, as the batch's messages are
         started = time.monotonic()
-        dispatch(service, _sqs(json.dumps(_stored(s3, f"input/probe-{n}.json", body))),
-                 request_id=f"probe-{n}", context=LambdaContext(), cold_start=False)
+        dispatch(
+            service,
+            _sqs(json.dumps(_stored(s3, f"input/probe-{n}.json", body))),
+            request_id=f"probe-{n}",
+            context=LambdaContext(),
+            cold_start=False,
+        )
         probes.append(time.monotonic() - started)
     needs_s = min(probes)  # what one message takes
 

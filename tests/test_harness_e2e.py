@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 from harness_fixtures.support import function_args, run_command
+
 from supertonic_harness.fronts.emulator import FunctionUrlServer, upload_and_deliver
 from supertonic_harness.fronts.local import start_local_function
 from supertonic_harness.function.limits import leftover_cgroups
@@ -38,7 +39,9 @@ def test_http_request_through_the_function_url_returns_decodable_audio(local):
     server = FunctionUrlServer(local, log=lambda line: None).start()
     try:
         request = urllib.request.Request(
-            server.url, method="POST", data=json.dumps({"text": "안녕하세요", "lang": "ko", "steps": 2}).encode(),
+            server.url,
+            method="POST",
+            data=json.dumps({"text": "안녕하세요", "lang": "ko", "steps": 2}).encode(),
             headers={"Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=60) as response:
@@ -89,8 +92,7 @@ def test_s3_upload_through_moto_produces_the_audio_object_and_manifest(local, tm
 
 def test_replay_of_sample_events_with_the_real_handler(local, tmp_path):
     names = ["furl_post_tts", "furl_unknown_voice", "s3_put_txt", "direct_invoke"]
-    report = run.replay(local, collect([str(EVENTS / f"{name}.json") for name in names]),
-                           audio_dir=tmp_path / "audio")
+    report = run.replay(local, collect([str(EVENTS / f"{name}.json") for name in names]), audio_dir=tmp_path / "audio")
     rows = {r.event: r for r in report.records}
     assert report.passed, [(r.event, r.failures) for r in report.records]
     if local.limits.mode.startswith("cgroup"):
@@ -107,8 +109,18 @@ def test_a_memory_limit_below_the_function_footprint_is_an_oom_the_report_names(
     # The interpreter, numpy and onnxruntime alone need more anonymous memory than this.
     report_path = tmp_path / "report.json"
     existing = set(leftover_cgroups())  # the module's running function keeps its own
-    status = run_command("replay", str(EVENTS / "furl_post_tts.json"), "--model", str(tiny_model_dir),
-                     "--profile", "custom", "--memory-mb", "32", "--report", str(report_path))
+    status = run_command(
+        "replay",
+        str(EVENTS / "furl_post_tts.json"),
+        "--model",
+        str(tiny_model_dir),
+        "--profile",
+        "custom",
+        "--memory-mb",
+        "32",
+        "--report",
+        str(report_path),
+    )
     row = json.loads(report_path.read_text())["invocations"][0]
     assert status == 1
     assert row["outcome"] == "oom" and row["status"] == 502
@@ -144,9 +156,12 @@ def test_a_job_posted_to_the_function_url_is_rendered_as_s3_would_notify_it(loca
     server = FunctionUrlServer(local, log=lambda line: None).start()
 
     def call(path, body=None):
-        request = urllib.request.Request(server.url + path.lstrip("/"), method="POST" if body else "GET",
-                                         data=json.dumps(body).encode() if body else None,
-                                         headers={"Content-Type": "application/json", "Accept": "application/json"})
+        request = urllib.request.Request(
+            server.url + path.lstrip("/"),
+            method="POST" if body else "GET",
+            data=json.dumps(body).encode() if body else None,
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.loads(response.read())
 

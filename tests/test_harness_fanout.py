@@ -34,8 +34,10 @@ VISIBILITY_S = TIMEOUT_S + 10
 def _template(tmp_path: Path) -> Path:
     text = (REPO_ROOT / "template.yaml").read_text()
     text = text.replace("  FanOutMinChars:\n    Type: Number\n    Default: 4000", "  FanOutMinChars:\n    Type: Number\n    Default: 300")
-    text = text.replace("  PartsVisibilityTimeout:\n    Type: Number\n    Default: 720",
-                        f"  PartsVisibilityTimeout:\n    Type: Number\n    Default: {VISIBILITY_S}")
+    text = text.replace(
+        "  PartsVisibilityTimeout:\n    Type: Number\n    Default: 720",
+        f"  PartsVisibilityTimeout:\n    Type: Number\n    Default: {VISIBILITY_S}",
+    )
     path = tmp_path / "template.yaml"
     path.write_text(text)
     return path
@@ -43,8 +45,18 @@ def _template(tmp_path: Path) -> Path:
 
 def _run(tmp_path: Path, tiny_model_dir: Path, text: str, faults: FaultSchedule | None = None):
     """Drop ``text`` (its own per test: moto's state lives as long as the process) and run it all."""
-    args = function_args("--model", str(tiny_model_dir), "--profile", "lambda-2048", "--template", str(_template(tmp_path)),
-                         "--concurrency", "2", "--timeout", str(TIMEOUT_S))
+    args = function_args(
+        "--model",
+        str(tiny_model_dir),
+        "--profile",
+        "lambda-2048",
+        "--template",
+        str(_template(tmp_path)),
+        "--concurrency",
+        "2",
+        "--timeout",
+        str(TIMEOUT_S),
+    )
     with start_local_function(args, rie_port=0, faults=faults) as local:
         (parts_mapping, dead_mapping) = sorted(local.mappings, key=lambda m: "Dead" in m.queue_name)
         trigger = next(t for t in local.triggers if t.key_for("book.txt").endswith(".txt"))
@@ -62,8 +74,9 @@ def _run(tmp_path: Path, tiny_model_dir: Path, text: str, faults: FaultSchedule 
 
 def _sequential(tiny_model_dir: Path, text: str, manifest: dict) -> bytes:
     engine = Engine.load(tiny_model_dir, session_config=SessionConfig(intra_op_threads=1))
-    options = SynthesisOptions(voice=manifest["voice"], lang=manifest["lang"], steps=manifest["steps"], speed=manifest["speed"],
-                               seed=manifest["seed"])
+    options = SynthesisOptions(
+        voice=manifest["voice"], lang=manifest["lang"], steps=manifest["steps"], speed=manifest["speed"], seed=manifest["seed"]
+    )
     return encode(engine.synthesize(text, options).audio, engine.sample_rate, manifest["format"])
 
 
@@ -87,13 +100,18 @@ def test_a_long_text_is_rendered_by_two_sandboxes_and_stitched_to_the_sequential
 
 def test_a_worker_killed_mid_part_is_retried_and_its_part_stored_once(tmp_path, tiny_model_dir):
     # Part 1's upload is held past the function's timeout: RIE kills the worker mid-part.
-    stall = FaultSchedule((Rule(Fault.BARRIER, operation="PutObject", key="parts/000001.f32"),),
-                          barrier_count=1000, barrier_timeout_s=TIMEOUT_S + 1)
+    stall = FaultSchedule(
+        (Rule(Fault.BARRIER, operation="PutObject", key="parts/000001.f32"),), barrier_count=1000, barrier_timeout_s=TIMEOUT_S + 1
+    )
     text = TEXT + " It ends, after a stall."
     planner, parts, dead, written, exchanges = _run(tmp_path, tiny_model_dir, text, stall)
 
     manifests = [json.loads(o.body) for o in written if o.key.endswith("manifest.json")]
-    assert len(manifests) == 1, (planner.body, [(b.invocation.outcome, b.invocation.body[:300]) for b in parts.batches], [o.key for o in written])
+    assert len(manifests) == 1, (
+        planner.body,
+        [(b.invocation.outcome, b.invocation.body[:300]) for b in parts.batches],
+        [o.key for o in written],
+    )
     (manifest,) = manifests
     assert manifest["status"] == "done"
     timed_out = [b for b in parts.batches if b.invocation.outcome is Outcome.TIMEOUT]

@@ -15,6 +15,8 @@ from urllib.parse import unquote_plus
 import pytest
 import soundfile as sf
 from harness_fixtures.support import function_args, sample_function
+
+from supertonic_engine.storage import s3_client
 from supertonic_harness.fronts.delivery import deliver, deliver_concurrently
 from supertonic_harness.fronts.faults import Fault, FaultProxy, FaultSchedule, Rule, s3_operation
 from supertonic_harness.fronts.local import start_local_function
@@ -22,7 +24,6 @@ from supertonic_harness.function.limits import leftover_cgroups, open_limits, re
 from supertonic_harness.function.outcome import Outcome
 from supertonic_harness.function.sandbox import Sandbox
 from supertonic_harness.function.template import trigger_for
-from supertonic_engine.storage import s3_client
 
 OUTPUT_BUCKET = "supertonic-output-123456789012-us-east-1"
 MANIFEST = "manifest.json"
@@ -72,14 +73,18 @@ def statuses(invocation) -> list[str]:
 
 
 def test_botocore_retries_absorb_each_transient_fault_on_every_request_of_a_render(local):
-    local.faults.arm(FaultSchedule((
-        Rule(Fault.SLOW_DOWN, operation="HeadObject", key=MANIFEST, times=TRIES - 1),
-        Rule(Fault.INTERNAL_ERROR, operation="GetObject"),
-        Rule(Fault.SLOW_READ, operation="GetObject", nth=2),
-        Rule(Fault.RESET, operation="PutObject", key="/audio-"),
-        # S3 stores the manifest, the answer is lost: the retry meets the function's own write.
-        Rule(Fault.LOST_REPLY, operation="PutObject", key=MANIFEST),
-    )))
+    local.faults.arm(
+        FaultSchedule(
+            (
+                Rule(Fault.SLOW_DOWN, operation="HeadObject", key=MANIFEST, times=TRIES - 1),
+                Rule(Fault.INTERNAL_ERROR, operation="GetObject"),
+                Rule(Fault.SLOW_READ, operation="GetObject", nth=2),
+                Rule(Fault.RESET, operation="PutObject", key="/audio-"),
+                # S3 stores the manifest, the answer is lost: the retry meets the function's own write.
+                Rule(Fault.LOST_REPLY, operation="PutObject", key=MANIFEST),
+            )
+        )
+    )
     event = drop(local, "transient.txt")
     delivery = deliver(local.sandbox, event)
     assert delivery.succeeded and not delivery.retries, delivery.final.log_lines[-10:]
@@ -102,10 +107,14 @@ def test_a_fault_that_outlasts_the_retries_fails_the_invocation_and_lambdas_retr
 
 
 def test_a_manifest_stored_although_every_answer_said_failure_is_kept_and_its_audio_too(local):
-    local.faults.arm(FaultSchedule((
-        Rule(Fault.LOST_REPLY, operation="PutObject", key=MANIFEST),
-        Rule(Fault.SLOW_DOWN, operation="PutObject", key=MANIFEST, nth=2, times=TRIES - 1),
-    )))
+    local.faults.arm(
+        FaultSchedule(
+            (
+                Rule(Fault.LOST_REPLY, operation="PutObject", key=MANIFEST),
+                Rule(Fault.SLOW_DOWN, operation="PutObject", key=MANIFEST, nth=2, times=TRIES - 1),
+            )
+        )
+    )
     event = drop(local, "stored-anyway.txt")
     delivery = deliver(local.sandbox, event)
     assert delivery.succeeded and not delivery.retries, delivery.describe()
@@ -123,8 +132,9 @@ def test_a_seeded_schedule_of_faults_over_several_texts_leaves_one_result_per_te
     for event in events:
         single_result(local, event)
     injected, made = local.faults.injected(), len(local.faults.exchanges)
-    print(f"\nseeded faults ({schedule.describe()}): injected {injected} in {made} requests, "
-          f"Lambda retries {[d.retries for d in deliveries]}")
+    print(
+        f"\nseeded faults ({schedule.describe()}): injected {injected} in {made} requests, Lambda retries {[d.retries for d in deliveries]}"
+    )
     assert sum(injected.values()) == sum(rule.request <= made for rule in schedule.rules) > 0
 
 

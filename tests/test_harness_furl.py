@@ -11,6 +11,7 @@ import urllib.request
 import pytest
 import soundfile as sf
 from harness_fixtures.support import FIXTURES, function_args
+
 from supertonic_harness.fronts.emulator import FunctionUrlServer
 from supertonic_harness.fronts.furl import MAX_CHUNK_LINE, UnreadableBody, http_to_event, is_text, read_body, result_to_http
 from supertonic_harness.fronts.local import start_local_function
@@ -48,8 +49,14 @@ def test_non_text_bodies_arrive_base64_encoded():
 
 @pytest.mark.parametrize(
     ("content_type", "text"),
-    [("application/json; charset=utf-8", True), ("text/plain", True), ("application/ld+json", True),
-     ("application/x-www-form-urlencoded", False), ("audio/wav", False), (None, False)],
+    [
+        ("application/json; charset=utf-8", True),
+        ("text/plain", True),
+        ("application/ld+json", True),
+        ("application/x-www-form-urlencoded", False),
+        ("audio/wav", False),
+        (None, False),
+    ],
 )
 def test_which_bodies_are_text(content_type, text):
     assert is_text(content_type) is text
@@ -57,8 +64,13 @@ def test_which_bodies_are_text(content_type, text):
 
 def test_handler_response_becomes_http():
     response = result_to_http(
-        {"statusCode": 201, "headers": {"Content-Type": "audio/wav"}, "cookies": ["s=1"],
-         "isBase64Encoded": True, "body": base64.b64encode(b"RIFF").decode()}
+        {
+            "statusCode": 201,
+            "headers": {"Content-Type": "audio/wav"},
+            "cookies": ["s=1"],
+            "isBase64Encoded": True,
+            "body": base64.b64encode(b"RIFF").decode(),
+        }
     )
     assert response.status == 201 and response.body == b"RIFF"
     assert response.header("content-type") == "audio/wav"
@@ -90,8 +102,7 @@ def test_an_answer_no_http_response_can_carry_is_a_502_that_says_why(result, pro
 
 @pytest.fixture(scope="module")
 def url_server():
-    args = function_args("--handler", "sample_functions.url_tone", "--task-root", str(FIXTURES),
-                         "--template", "none", "--timeout", "5")
+    args = function_args("--handler", "sample_functions.url_tone", "--task-root", str(FIXTURES), "--template", "none", "--timeout", "5")
     with start_local_function(args) as local:
         server = FunctionUrlServer(local, log=lambda line: None).start()
         try:
@@ -164,7 +175,7 @@ def test_a_request_with_an_unreadable_length_is_a_400(url_server):
 @pytest.mark.parametrize(
     ("raw", "body"),
     [
-        (b"7\r\n{\"secon\r\na;name=value\r\nds\": 0.25}\r\n0\r\n\r\nNEXT", b'{"seconds": 0.25}'),
+        (b'7\r\n{"secon\r\na;name=value\r\nds": 0.25}\r\n0\r\n\r\nNEXT', b'{"seconds": 0.25}'),
         (b"0\r\nx-checksum: 1\r\n\r\nNEXT", b""),  # no data, one trailer field
         (b"A\r\n0123456789\r\n0\r\n\r\nNEXT", b"0123456789"),
     ],

@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 from harness_fixtures.support import sample_function
+
 from supertonic_harness.function import limits as limits_module
 from supertonic_harness.function.limits import (
     PROFILES,

@@ -9,11 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from harness_fixtures.support import function_args
-from supertonic_harness.fronts.local import evict_from_page_cache, start_local_function
 
 from supertonic_engine import prepared
+from supertonic_harness.fronts.local import evict_from_page_cache, start_local_function
 from supertonic_tools import prepare
 
 _libc = ctypes.CDLL(None, use_errno=True)

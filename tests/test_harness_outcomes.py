@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from harness_fixtures.support import sample_function
+
 from supertonic_harness.function.limits import open_limits, resolve_profile
 from supertonic_harness.function.outcome import Outcome, classify
 from supertonic_harness.function.rie import RawInvocation
@@ -21,18 +22,17 @@ def _raw(status, body, **log):
         (_raw(200, b'{"statusCode": 200}'), False, Outcome.SUCCESS),
         # A handler's return value that merely mentions errors is still a success.
         (_raw(200, b'{"errorType": "only one key"}'), False, Outcome.SUCCESS),
-        (_raw(200, b'{"errorMessage": "boom", "errorType": "ValueError", "stackTrace": []}'), False,
-         Outcome.FUNCTION_ERROR),
+        (_raw(200, b'{"errorMessage": "boom", "errorType": "ValueError", "stackTrace": []}'), False, Outcome.FUNCTION_ERROR),
         (_raw(200, b"Task timed out after 3.00 seconds", reset_reason="Timeout"), False, Outcome.TIMEOUT),
-        (_raw(502, b'{"errorType":"Function.ResponseSizeTooLarge","errorMessage":"too big"}'), False,
-         Outcome.TOO_LARGE),
-        (_raw(502, b'{"errorType":"Runtime.ExitError","errorMessage":"signal: killed"}',
-              runtime_exit="signal: killed"), True, Outcome.OOM),
+        (_raw(502, b'{"errorType":"Function.ResponseSizeTooLarge","errorMessage":"too big"}'), False, Outcome.TOO_LARGE),
+        (_raw(502, b'{"errorType":"Runtime.ExitError","errorMessage":"signal: killed"}', runtime_exit="signal: killed"), True, Outcome.OOM),
         # Killed, but not by the memory limit: a crash, not an OOM.
-        (_raw(502, b'{"errorType":"Runtime.ExitError","errorMessage":"signal: killed"}',
-              runtime_exit="signal: killed"), False, Outcome.FUNCTION_ERROR),
-        (_raw(502, b'{"errorType":"Runtime.ImportModuleError","errorMessage":"no module"}'), False,
-         Outcome.FUNCTION_ERROR),
+        (
+            _raw(502, b'{"errorType":"Runtime.ExitError","errorMessage":"signal: killed"}', runtime_exit="signal: killed"),
+            False,
+            Outcome.FUNCTION_ERROR,
+        ),
+        (_raw(502, b'{"errorType":"Runtime.ImportModuleError","errorMessage":"no module"}'), False, Outcome.FUNCTION_ERROR),
     ],
     ids=["success", "success-lookalike", "handler-error", "timeout", "too-large", "oom", "crash", "init-error"],
 )

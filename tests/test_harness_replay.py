@@ -6,11 +6,11 @@ import json
 
 import pytest
 from harness_fixtures.support import FIXTURES, run_command
+
 from supertonic_harness.function.outcome import Outcome
 from supertonic_harness.function.sandbox import Invocation, Measurements
 from supertonic_harness.replay import run
-from supertonic_harness.replay.events import EventError, Expectation, collect, expand
-from supertonic_harness.replay.events import ReplayEvent
+from supertonic_harness.replay.events import EventError, Expectation, ReplayEvent, collect, expand
 from supertonic_harness.replay.report import Record
 
 EVENTS = FIXTURES / "events"
@@ -59,9 +59,24 @@ def test_s3_seeds_come_from_text_or_a_file_beside_the_event(tmp_path):
 
 
 def _record(**overrides) -> Record:
-    values = dict(index=1, event="e", repeat=0, outcome="success", status=200, cold_start=False, init_ms=None,
-                  duration_ms=500.0, billed_ms=500, wall_ms=510.0, peak_rss_mb=300.0, rss_after_mb=290.0, cgroup_peak_mb=400.0,
-                  audio_s=2.0, rtf=0.25, content_type="audio/wav")
+    values = dict(
+        index=1,
+        event="e",
+        repeat=0,
+        outcome="success",
+        status=200,
+        cold_start=False,
+        init_ms=None,
+        duration_ms=500.0,
+        billed_ms=500,
+        wall_ms=510.0,
+        peak_rss_mb=300.0,
+        rss_after_mb=290.0,
+        cgroup_peak_mb=400.0,
+        audio_s=2.0,
+        rtf=0.25,
+        content_type="audio/wav",
+    )
     values.update(overrides)
     return Record(**values)
 
@@ -69,10 +84,12 @@ def _record(**overrides) -> Record:
 def test_a_record_carries_every_measurement_of_its_invocation():
     # One field list for both: the sandbox's Invocation and the report's Record.
     assert issubclass(Invocation, Measurements) and issubclass(Record, Measurements)
-    numbers = Measurements(cold_start=True, init_ms=1.5, duration_ms=2.5, billed_ms=3, wall_ms=4.5,
-                           peak_rss_mb=5.5, rss_after_mb=5.0, cgroup_peak_mb=6.5)
-    invocation = Invocation(**numbers.measurements(), outcome=Outcome.SUCCESS, status=200, body=b"{}",
-                            error_type=None, error_message=None, request_id="r")
+    numbers = Measurements(
+        cold_start=True, init_ms=1.5, duration_ms=2.5, billed_ms=3, wall_ms=4.5, peak_rss_mb=5.5, rss_after_mb=5.0, cgroup_peak_mb=6.5
+    )
+    invocation = Invocation(
+        **numbers.measurements(), outcome=Outcome.SUCCESS, status=200, body=b"{}", error_type=None, error_message=None, request_id="r"
+    )
     event = ReplayEvent(name="e", path=EVENTS / "01_tone.json", payload={}, expect=Expectation())
     assert run._record(invocation, event, 1, 0).measurements() == numbers.measurements()
 
@@ -86,11 +103,14 @@ def test_a_record_carries_every_measurement_of_its_invocation():
         (_record(rtf=0.9), Expectation(), 0.5, ["RTF 0.900 is over the budget of 0.5"]),
         (_record(rtf=0.9), Expectation(max_rtf=1.0), 0.5, []),  # the event's own limit wins
         (_record(rtf=None, audio_s=None), Expectation(), 0.5, ["RTF budget 0.5 set, but the invocation produced no audio to measure"]),
-        (_record(content_type="application/json"), Expectation(content_type="audio/"), None,
-         ["expected content type audio/, got application/json"]),
+        (
+            _record(content_type="application/json"),
+            Expectation(content_type="audio/"),
+            None,
+            ["expected content type audio/, got application/json"],
+        ),
         # Expected or not, an OOM kill breaks the memory budget.
-        (_record(outcome="oom", status=502), Expectation(outcome=Outcome.OOM), None,
-         ["over the memory budget: OOM-killed at 2048 MB"]),
+        (_record(outcome="oom", status=502), Expectation(outcome=Outcome.OOM), None, ["over the memory budget: OOM-killed at 2048 MB"]),
         (_record(peak_rss_mb=2100.0), Expectation(), None, ["over the memory budget: peak RSS 2100 MB > 2048 MB"]),
     ],
 )
@@ -128,8 +148,11 @@ def test_oom_under_a_small_profile_and_broken_expectations_fail_the_run(tmp_path
     (tmp_path / "grows.json").write_text('{"action": "allocate", "mb": 400, "_expect": {"outcome": "oom"}}')
     (tmp_path / "wrong.json").write_text('{"action": "tone", "seconds": 0.2, "_expect": {"status": 201}}')
     report_path = tmp_path / "report.json"
-    status = run_command("replay", str(tmp_path / "*.json"), *sample_replay_args(
-        "--profile", "custom", "--cpus", "1", "--memory-mb", "200", "--report", str(report_path)))
+    status = run_command(
+        "replay",
+        str(tmp_path / "*.json"),
+        *sample_replay_args("--profile", "custom", "--cpus", "1", "--memory-mb", "200", "--report", str(report_path)),
+    )
     printed = capsys.readouterr().out
     rows = {r["event"]: r for r in json.loads(report_path.read_text())["invocations"]}
     assert status == 1
@@ -166,14 +189,25 @@ def test_run_that_cannot_start_exits_2_with_the_reason(tmp_path, capsys):
 
 def test_s3_events_are_seeded_and_their_audio_objects_measured(tmp_path):
     from harness_fixtures.support import TEMPLATE
+
     from supertonic_harness.fronts.s3 import s3_put_event
 
     event = s3_put_event("sample-in-123456789012-us-east-1", "input/two words.txt", 1, "stale")
     event["_s3_object"] = {"text": "two words"}
     (tmp_path / "upload.json").write_text(json.dumps(event))
     report_path = tmp_path / "report.json"
-    status = run_command("replay", str(tmp_path / "upload.json"), "--handler", "sample_functions.s3_tone",
-                        "--task-root", str(FIXTURES), "--template", str(TEMPLATE), "--report", str(report_path))
+    status = run_command(
+        "replay",
+        str(tmp_path / "upload.json"),
+        "--handler",
+        "sample_functions.s3_tone",
+        "--task-root",
+        str(FIXTURES),
+        "--template",
+        str(TEMPLATE),
+        "--report",
+        str(report_path),
+    )
     row = json.loads(report_path.read_text())["invocations"][0]
     assert status == 0, row
     assert row["audio_s"] == pytest.approx(2.0)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from harness_fixtures.support import sample_function
+
 from supertonic_harness.function import rie
 from supertonic_harness.function.rie import Rie, RieNotFound, find_rie
 
@@ -65,14 +66,22 @@ def test_every_public_function_of_the_function_harness_is_typed():
             functions = [(name, value)] if inspect.isfunction(value) else []
             if inspect.isclass(value):
                 # A Protocol's __init__ is typing's own placeholder, not the harness's code.
-                functions += [(f"{name}.{attribute}", member) for attribute, member in vars(value).items()
-                              if inspect.isfunction(member) and (attribute == "__init__" or not attribute.startswith("_"))
-                              and not (attribute == "__init__" and getattr(value, "_is_protocol", False))]
+                functions += [
+                    (f"{name}.{attribute}", member)
+                    for attribute, member in vars(value).items()
+                    if inspect.isfunction(member)
+                    and (attribute == "__init__" or not attribute.startswith("_"))
+                    and not (attribute == "__init__" and getattr(value, "_is_protocol", False))
+                ]
             for qualified, function in functions:
                 signature = inspect.signature(function)
-                bare = [p.name for p in signature.parameters.values()
-                        if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty
-                        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+                bare = [
+                    p.name
+                    for p in signature.parameters.values()
+                    if p.name not in ("self", "cls")
+                    and p.annotation is inspect.Parameter.empty
+                    and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                ]
                 if bare or signature.return_annotation is inspect.Signature.empty:
                     untyped.append(f"{module_info.name}.{qualified}({', '.join(bare)})")
     assert untyped == []

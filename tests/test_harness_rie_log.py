@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from harness_fixtures.support import FIXTURES
+
 from supertonic_harness.function.rie_log import (
     InitFailed,
     InitReport,
@@ -35,26 +36,90 @@ def records(case: str) -> list:
     ("case", "expected"),
     [
         # A lazy init: Lambda's numbers are INIT REPORT and RTDONE, not REPORT's inflated Duration.
-        ("cold-success", dict(request_id="69ad6e25-7252-44cd-8811-f5ea481c2ee2", cold_start=True, init_ms=144.909,
-                              init_failed=False, duration_ms=46.389, billed_ms=192, failure=None, reset_reason=None,
-                              runtime_exit=None)),
-        ("warm-success", dict(request_id="1a538a18-e4fe-4dd9-b5fa-7540c6353907", cold_start=False, init_ms=None,
-                              duration_ms=93.772, billed_ms=95, failure=None, reset_reason=None)),
+        (
+            "cold-success",
+            dict(
+                request_id="69ad6e25-7252-44cd-8811-f5ea481c2ee2",
+                cold_start=True,
+                init_ms=144.909,
+                init_failed=False,
+                duration_ms=46.389,
+                billed_ms=192,
+                failure=None,
+                reset_reason=None,
+                runtime_exit=None,
+            ),
+        ),
+        (
+            "warm-success",
+            dict(
+                request_id="1a538a18-e4fe-4dd9-b5fa-7540c6353907",
+                cold_start=False,
+                init_ms=None,
+                duration_ms=93.772,
+                billed_ms=95,
+                failure=None,
+                reset_reason=None,
+            ),
+        ),
         # A handler's exception is in the answer's body; to RIE the runtime answered as usual.
-        ("handler-error", dict(request_id="3ab4193d-68b0-489a-a9a3-cf709be2566b", cold_start=True, init_ms=305.831,
-                               duration_ms=45.78, billed_ms=353, failure=None, reset_reason=None, runtime_exit=None)),
+        (
+            "handler-error",
+            dict(
+                request_id="3ab4193d-68b0-489a-a9a3-cf709be2566b",
+                cold_start=True,
+                init_ms=305.831,
+                duration_ms=45.78,
+                billed_ms=353,
+                failure=None,
+                reset_reason=None,
+                runtime_exit=None,
+            ),
+        ),
         # The harness's timeout kills the runtime: RIE sees a killed runtime, as it does for an OOM kill.
-        ("timeout", dict(request_id="ee47a3ce-c64e-4479-abfe-a1e4427a0d74", cold_start=True, init_ms=110.738,
-                         duration_ms=None, billed_ms=None, failure="Runtime.ExitError", reset_reason="ReleaseFail",
-                         runtime_exit="signal: killed")),
+        (
+            "timeout",
+            dict(
+                request_id="ee47a3ce-c64e-4479-abfe-a1e4427a0d74",
+                cold_start=True,
+                init_ms=110.738,
+                duration_ms=None,
+                billed_ms=None,
+                failure="Runtime.ExitError",
+                reset_reason="ReleaseFail",
+                runtime_exit="signal: killed",
+            ),
+        ),
         # RIE's own timeout, reached by an init past the allowance: a REPORT billed at RIE's deadline.
-        ("init-timeout", dict(request_id="51a12c33-89cc-4a07-aea5-40ed7a24766b", cold_start=True, init_ms=11010.306,
-                              init_failed=True, duration_ms=11000.0, billed_ms=11000, failure=None,
-                              reset_reason="Timeout", runtime_exit=None)),
+        (
+            "init-timeout",
+            dict(
+                request_id="51a12c33-89cc-4a07-aea5-40ed7a24766b",
+                cold_start=True,
+                init_ms=11010.306,
+                init_failed=True,
+                duration_ms=11000.0,
+                billed_ms=11000,
+                failure=None,
+                reset_reason="Timeout",
+                runtime_exit=None,
+            ),
+        ),
         # The first INIT REPORT counts; the retry's empty one inside the invoke does not.
-        ("init-error", dict(request_id="84113e46-a702-4192-ae75-513623d20f6b", cold_start=True, init_ms=205.338,
-                            init_failed=True, duration_ms=None, billed_ms=None, failure="Sandbox.Failure",
-                            reset_reason="ReleaseFail", runtime_exit="exit status 1")),
+        (
+            "init-error",
+            dict(
+                request_id="84113e46-a702-4192-ae75-513623d20f6b",
+                cold_start=True,
+                init_ms=205.338,
+                init_failed=True,
+                duration_ms=None,
+                billed_ms=None,
+                failure="Sandbox.Failure",
+                reset_reason="ReleaseFail",
+                runtime_exit="exit status 1",
+            ),
+        ),
     ],
 )
 def test_a_recorded_invocation_is_read_as_lambda_reports_it(case, expected):

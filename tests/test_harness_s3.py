@@ -8,6 +8,7 @@ import json
 import pytest
 import soundfile as sf
 from harness_fixtures.support import FIXTURES, TEMPLATE, function_args, run_command
+
 from supertonic_harness.fronts.emulator import upload_and_deliver
 from supertonic_harness.fronts.local import start_local_function
 from supertonic_harness.fronts.s3 import s3_put_event
@@ -67,8 +68,9 @@ def test_s3_event_encodes_the_key_as_s3_does():
 def test_uploaded_text_file_produces_audio_and_manifest_through_moto(tmp_path):
     text_file = tmp_path / "three words here.txt"
     text_file.write_text("three words here", encoding="utf-8")
-    args = function_args("--handler", "sample_functions.s3_tone", "--task-root", str(FIXTURES),
-                         "--template", str(TEMPLATE), "--model", str(tmp_path))
+    args = function_args(
+        "--handler", "sample_functions.s3_tone", "--task-root", str(FIXTURES), "--template", str(TEMPLATE), "--model", str(tmp_path)
+    )
     with start_local_function(args) as local:
         assert local.sandbox.function.timeout_s == 7
         event, delivery, written = upload_and_deliver(local, text_file, local.triggers[0])
@@ -86,8 +88,18 @@ def test_uploaded_text_file_produces_audio_and_manifest_through_moto(tmp_path):
 def test_emulate_upload_without_serving_prints_what_the_function_wrote(tmp_path, capsys):
     text_file = tmp_path / "note.txt"
     text_file.write_text("one two", encoding="utf-8")
-    status = run_command("emulate", "--handler", "sample_functions.s3_tone", "--task-root", str(FIXTURES),
-                      "--template", str(TEMPLATE), "--upload", str(text_file), "--no-serve")
+    status = run_command(
+        "emulate",
+        "--handler",
+        "sample_functions.s3_tone",
+        "--task-root",
+        str(FIXTURES),
+        "--template",
+        str(TEMPLATE),
+        "--upload",
+        str(text_file),
+        "--no-serve",
+    )
     printed = capsys.readouterr().out
     assert status == 0, printed
     assert "upload" in printed and "s3://sample-in-123456789012-us-east-1/input/note.txt: success" in printed
@@ -97,7 +109,17 @@ def test_emulate_upload_without_serving_prints_what_the_function_wrote(tmp_path,
 def test_emulate_upload_needs_an_s3_trigger(tmp_path, capsys):
     text_file = tmp_path / "note.txt"
     text_file.write_text("x", encoding="utf-8")
-    status = run_command("emulate", "--handler", "sample_functions.echo", "--task-root", str(FIXTURES),
-                      "--template", "none", "--upload", str(text_file), "--no-serve")
+    status = run_command(
+        "emulate",
+        "--handler",
+        "sample_functions.echo",
+        "--task-root",
+        str(FIXTURES),
+        "--template",
+        "none",
+        "--upload",
+        str(text_file),
+        "--no-serve",
+    )
     assert status == 1
     assert "needs an S3 event in the template" in capsys.readouterr().err

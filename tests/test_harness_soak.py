@@ -5,21 +5,42 @@ from __future__ import annotations
 import json
 
 from harness_fixtures.support import run_command
+
 from supertonic_harness.function.rie import REPO_ROOT
 from supertonic_harness.replay.report import Record
 from supertonic_harness.replay.soak import DRIFT_TARGET_PCT, soak_summary
 
 EVENTS = REPO_ROOT / "events"
 # Function-URL TTS in four formats and as JSON, refusals, health, an S3 text and a direct invoke.
-MIX = ["furl_post_tts", "furl_post_form", "furl_post_text_plain", "furl_openai_speech", "furl_accept_json",
-       "furl_get_health", "furl_unknown_voice", "furl_bad_json", "s3_put_txt", "direct_invoke"]
+MIX = [
+    "furl_post_tts",
+    "furl_post_form",
+    "furl_post_text_plain",
+    "furl_openai_speech",
+    "furl_accept_json",
+    "furl_get_health",
+    "furl_unknown_voice",
+    "furl_bad_json",
+    "s3_put_txt",
+    "direct_invoke",
+]
 ROUNDS = 6
 
 
 def test_a_short_soak_of_mixed_requests_in_one_sandbox_keeps_rss_flat_with_no_error(tiny_model_dir, tmp_path, capsys):
     report_path = tmp_path / "soak.json"
-    status = run_command("replay", *(str(EVENTS / f"{name}.json") for name in MIX), "--model", str(tiny_model_dir),
-                         "--profile", "lambda-2048", "--repeat", str(ROUNDS), "--report", str(report_path))
+    status = run_command(
+        "replay",
+        *(str(EVENTS / f"{name}.json") for name in MIX),
+        "--model",
+        str(tiny_model_dir),
+        "--profile",
+        "lambda-2048",
+        "--repeat",
+        str(ROUNDS),
+        "--report",
+        str(report_path),
+    )
     printed = capsys.readouterr().out
     soak = json.loads(report_path.read_text())["soak"]
     assert status == 0, printed
@@ -36,10 +57,23 @@ def _records(rss_by_round: list[list[float]], durations: list[float] | None = No
     records, durations = [], iter(durations or [])
     for round_index, rss in enumerate(rss_by_round):
         for value in rss:
-            records.append(Record(index=len(records) + 1, event=f"e{len(records) % len(rss)}", repeat=round_index,
-                                  outcome="success", status=200, cold_start=not records, init_ms=None,
-                                  duration_ms=next(durations, 100.0), billed_ms=100, wall_ms=101.0,
-                                  peak_rss_mb=value + 5, rss_after_mb=value, cgroup_peak_mb=None))
+            records.append(
+                Record(
+                    index=len(records) + 1,
+                    event=f"e{len(records) % len(rss)}",
+                    repeat=round_index,
+                    outcome="success",
+                    status=200,
+                    cold_start=not records,
+                    init_ms=None,
+                    duration_ms=next(durations, 100.0),
+                    billed_ms=100,
+                    wall_ms=101.0,
+                    peak_rss_mb=value + 5,
+                    rss_after_mb=value,
+                    cgroup_peak_mb=None,
+                )
+            )
     return records
 
 

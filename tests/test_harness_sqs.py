@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 from harness_fixtures.support import TEMPLATE, sample_function
+
+from supertonic_harness.fronts.s3 import LocalS3
+from supertonic_harness.fronts.sqs import LocalSqs, SqsEventSourceMapping
 from supertonic_harness.function.limits import open_limits, resolve_profile
 from supertonic_harness.function.outcome import Outcome
-from supertonic_harness.fronts.s3 import LocalS3
 from supertonic_harness.function.sandbox import Sandbox
-from supertonic_harness.fronts.sqs import LocalSqs, SqsEventSourceMapping
 from supertonic_harness.function.template import QueueConfig, SqsTrigger, Template
 
 POWERTOOLS_EVENTS = Path(__file__).resolve().parent / "powertools_events"
@@ -70,8 +71,14 @@ def sandboxes():
 def _queues(sqs: LocalSqs, name: str, visibility_s: int, max_receive_count: int = 2) -> tuple[QueueConfig, QueueConfig]:
     """A queue and its dead-letter queue, as a template would declare them."""
     dead = QueueConfig(f"{name}Dlq", f"{name}-dlq", f"arn:aws:sqs:us-east-1:123456789012:{name}-dlq")
-    queue = QueueConfig(name, name, f"arn:aws:sqs:us-east-1:123456789012:{name}", visibility_timeout_s=visibility_s,
-                        dead_letter_arn=dead.arn, max_receive_count=max_receive_count)
+    queue = QueueConfig(
+        name,
+        name,
+        f"arn:aws:sqs:us-east-1:123456789012:{name}",
+        visibility_timeout_s=visibility_s,
+        dead_letter_arn=dead.arn,
+        max_receive_count=max_receive_count,
+    )
     sqs.create_queues([dead, queue])
     return queue, dead
 
@@ -106,7 +113,11 @@ def test_the_function_gets_the_event_lambda_sends_and_a_success_deletes_the_batc
     assert records[0]["attributes"]["ApproximateReceiveCount"] == "1"
     assert set(lambdas["attributes"]) <= set(records[0]["attributes"])
     assert records[0]["messageAttributes"]["part"] == {
-        "stringValue": "3", "stringListValues": [], "binaryListValues": [], "dataType": "Number"}
+        "stringValue": "3",
+        "stringListValues": [],
+        "binaryListValues": [],
+        "dataType": "Number",
+    }
     assert sqs.counts(sqs.url_of(queue.arn)) == (0, 0)
 
 
@@ -141,8 +152,7 @@ def test_a_batch_that_times_out_becomes_visible_again_and_is_retried(sqs, sandbo
     with SqsEventSourceMapping(sqs, trigger, sandboxes("sqs_slow_first", timeout_s=1)) as mapping:
         assert mapping.drain(_drain_budget_s(queue, 2) + 1)
 
-    assert [(b.invocation.outcome, b.receive_counts) for b in mapping.batches] == [
-        (Outcome.TIMEOUT, [1]), (Outcome.SUCCESS, [2])]
+    assert [(b.invocation.outcome, b.receive_counts) for b in mapping.batches] == [(Outcome.TIMEOUT, [1]), (Outcome.SUCCESS, [2])]
     assert mapping.batches[0].returned == [sent] and mapping.batches[1].deleted == [sent]
     assert sqs.bodies(sqs.url_of(dead.arn)) == []
 
@@ -163,22 +173,43 @@ def test_an_answer_naming_no_message_of_the_batch_fails_the_whole_batch(sqs, san
 
 def test_concurrency_starts_sandboxes_in_limits_of_their_own_fed_by_the_template_s_mapping(tmp_path):
     from harness_fixtures.support import FIXTURES, function_args
+
     from supertonic_harness.fronts.local import start_local_function
 
     template = tmp_path / "template.yaml"
-    template.write_text(TEMPLATE.read_text().replace("""      Events:
-        Upload:""", """      Events:
+    template.write_text(
+        TEMPLATE.read_text().replace(
+            """      Events:
+        Upload:""",
+            """      Events:
         Work:
           Type: SQS
           Properties:
             Queue: !GetAtt WorkQueue.Arn
             BatchSize: 1
-        Upload:""") + """
+        Upload:""",
+        )
+        + """
   WorkQueue:
     Type: AWS::SQS::Queue
-""")
-    args = function_args("--handler", "sample_functions.echo", "--task-root", str(FIXTURES), "--template", str(template),
-                         "--profile", "custom", "--cpus", "0.5", "--memory-mb", "512", "--concurrency", "2")
+"""
+    )
+    args = function_args(
+        "--handler",
+        "sample_functions.echo",
+        "--task-root",
+        str(FIXTURES),
+        "--template",
+        str(template),
+        "--profile",
+        "custom",
+        "--cpus",
+        "0.5",
+        "--memory-mb",
+        "512",
+        "--concurrency",
+        "2",
+    )
     with start_local_function(args) as local:
         (mapping,) = local.mappings
         assert mapping.sandboxes == local.sandboxes and len(local.sandboxes) == 2
@@ -197,8 +228,12 @@ def test_concurrency_starts_sandboxes_in_limits_of_their_own_fed_by_the_template
 def _fan_out_template(tmp_path: Path) -> Path:
     """The harness's sample template with a parts queue its function sends to and is mapped to."""
     template = tmp_path / "template.yaml"
-    template.write_text(TEMPLATE.read_text().replace("""      Events:
-        Upload:""", """      Events:
+    template.write_text(
+        TEMPLATE.read_text()
+        .replace(
+            """      Events:
+        Upload:""",
+            """      Events:
         Parts:
           Type: SQS
           Properties:
@@ -206,10 +241,14 @@ def _fan_out_template(tmp_path: Path) -> Path:
             BatchSize: 1
             ScalingConfig:
               MaximumConcurrency: 2
-        Upload:""").replace("SAMPLE_JOINED:", "SAMPLE_QUEUE_URL: !Ref PartsQueue\n          SAMPLE_JOINED:") + """
+        Upload:""",
+        )
+        .replace("SAMPLE_JOINED:", "SAMPLE_QUEUE_URL: !Ref PartsQueue\n          SAMPLE_JOINED:")
+        + """
   PartsQueue:
     Type: AWS::SQS::Queue
-""")
+"""
+    )
     return template
 
 
@@ -220,9 +259,24 @@ def test_replay_waits_for_the_queue_the_event_filled_and_reports_its_batches(tmp
     event = tmp_path / "plan.json"
     event.write_text(json.dumps({"fan_out": 4}))
 
-    status = run_command("replay", str(event), "--handler", "sample_functions.sqs_fan_out", "--task-root", str(FIXTURES),
-                         "--template", str(template), "--profile", "custom", "--cpus", "0.5", "--memory-mb", "512",
-                         "--concurrency", "2")
+    status = run_command(
+        "replay",
+        str(event),
+        "--handler",
+        "sample_functions.sqs_fan_out",
+        "--task-root",
+        str(FIXTURES),
+        "--template",
+        str(template),
+        "--profile",
+        "custom",
+        "--cpus",
+        "0.5",
+        "--memory-mb",
+        "512",
+        "--concurrency",
+        "2",
+    )
 
     out = capsys.readouterr().out
     assert status == 0, out
@@ -235,16 +289,38 @@ def test_emulate_upload_waits_for_the_parts_and_prints_them_and_the_wall_time(tm
 
     book = tmp_path / "book.txt"
     book.write_text("A long book.")
-    status = run_command("emulate", "--handler", "sample_functions.sqs_fan_out", "--task-root", str(FIXTURES),
-                         "--template", str(_fan_out_template(tmp_path)), "--profile", "custom", "--cpus", "0.5",
-                         "--memory-mb", "512", "--concurrency", "2", "--rie-port", "0", "--upload", str(book), "--no-serve")
+    status = run_command(
+        "emulate",
+        "--handler",
+        "sample_functions.sqs_fan_out",
+        "--task-root",
+        str(FIXTURES),
+        "--template",
+        str(_fan_out_template(tmp_path)),
+        "--profile",
+        "custom",
+        "--cpus",
+        "0.5",
+        "--memory-mb",
+        "512",
+        "--concurrency",
+        "2",
+        "--rie-port",
+        "0",
+        "--upload",
+        str(book),
+        "--no-serve",
+    )
 
     out = capsys.readouterr().out
     assert status == 0, out
     assert "SQS event source mapping: supertonic-local-PartsQueue -> 2 sandbox(es), batch size 1" in out
     assert out.count("sqs supertonic-local-PartsQueue: 1 message(s) deleted; success") == 3
-    assert re.search(r"queues drained: 3 batch\(es\) of 3 message\(s\): 3 deleted, 0 returned; billed \d+ ms in all; "
-                     r"wall \d+\.\d s", out), out
+    assert re.search(
+        r"queues drained: 3 batch\(es\) of 3 message\(s\): 3 deleted, 0 returned; billed \d+ ms in all; "
+        r"wall \d+\.\d s",
+        out,
+    ), out
 
 
 def test_side_by_side_fallback_sandboxes_take_different_cores():
@@ -280,7 +356,9 @@ def test_batches_run_in_parallel_on_free_sandboxes_up_to_the_maximum_concurrency
 
 def test_the_template_s_queues_and_mappings_are_read(tmp_path):
     template = tmp_path / "template.yaml"
-    text = TEMPLATE.read_text() + """
+    text = (
+        TEMPLATE.read_text()
+        + """
   PartsQueue:
     Type: AWS::SQS::Queue
     Properties:
@@ -300,8 +378,11 @@ def test_the_template_s_queues_and_mappings_are_read(tmp_path):
       BatchSize: 1
       Enabled: false
 """
-    text = text.replace("""      Events:
-        Upload:""", """      Events:
+    )
+    text = text.replace(
+        """      Events:
+        Upload:""",
+        """      Events:
         Parts:
           Type: SQS
           Properties:
@@ -310,7 +391,8 @@ def test_the_template_s_queues_and_mappings_are_read(tmp_path):
             FunctionResponseTypes: [ReportBatchItemFailures]
             ScalingConfig:
               MaximumConcurrency: 4
-        Upload:""").replace("SAMPLE_JOINED:", "SAMPLE_PARTS_QUEUE_URL: !Ref PartsQueue\n          SAMPLE_JOINED:")
+        Upload:""",
+    ).replace("SAMPLE_JOINED:", "SAMPLE_PARTS_QUEUE_URL: !Ref PartsQueue\n          SAMPLE_JOINED:")
     template.write_text(text)
     loaded = Template.load(template)
 
@@ -325,8 +407,7 @@ def test_the_template_s_queues_and_mappings_are_read(tmp_path):
         SqsTrigger(parts.arn, batch_size=5, report_batch_item_failures=True, maximum_concurrency=4),
         SqsTrigger(queues["PartsDeadLetterQueue"].arn, batch_size=1, enabled=False),
     ]
-    assert config.environment["SAMPLE_PARTS_QUEUE_URL"] == (
-        "https://sqs.us-east-1.amazonaws.com/123456789012/supertonic-local-PartsQueue")
+    assert config.environment["SAMPLE_PARTS_QUEUE_URL"] == ("https://sqs.us-east-1.amazonaws.com/123456789012/supertonic-local-PartsQueue")
 
 
 # --- end to end: a text dropped in the bucket, S3 -> SQS -> the mapping -> the real function -------------
@@ -355,6 +436,7 @@ QUEUES = """  TextQueue:
 
 def test_a_text_dropped_in_a_bucket_that_notifies_a_queue_becomes_audio(tmp_path, tiny_model_dir):
     from harness_fixtures.support import function_args
+
     from supertonic_harness.fronts.local import start_local_function
     from supertonic_harness.function.rie import REPO_ROOT
 
@@ -364,8 +446,7 @@ def test_a_text_dropped_in_a_bucket_that_notifies_a_queue_becomes_audio(tmp_path
     text = text.replace("  TtsFunction:\n", QUEUES + "  TtsFunction:\n", 1)
     template = tmp_path / "template.yaml"
     template.write_text(text)
-    args = function_args("--model", str(tiny_model_dir), "--profile", "lambda-2048", "--template", str(template),
-                         "--concurrency", "2")
+    args = function_args("--model", str(tiny_model_dir), "--profile", "lambda-2048", "--template", str(template), "--concurrency", "2")
 
     with start_local_function(args) as local:
         # The template's own parts queue and its dead-letter queue have mappings too.
@@ -374,9 +455,18 @@ def test_a_text_dropped_in_a_bucket_that_notifies_a_queue_becomes_audio(tmp_path
         input_bucket = local.triggers[0].bucket
         queue_arn = mapping.trigger.queue_arn
         # S3 (moto) sends the queue an s3:TestEvent now, and a notification per object later, as S3 does.
-        local.s3.client.put_bucket_notification_configuration(Bucket=input_bucket, NotificationConfiguration={
-            "QueueConfigurations": [{"QueueArn": queue_arn, "Events": ["s3:ObjectCreated:*"], "Filter": {"Key": {
-                "FilterRules": [{"Name": "prefix", "Value": "input/"}, {"Name": "suffix", "Value": ".txt"}]}}}]})
+        local.s3.client.put_bucket_notification_configuration(
+            Bucket=input_bucket,
+            NotificationConfiguration={
+                "QueueConfigurations": [
+                    {
+                        "QueueArn": queue_arn,
+                        "Events": ["s3:ObjectCreated:*"],
+                        "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": "input/"}, {"Name": "suffix", "Value": ".txt"}]}},
+                    }
+                ]
+            },
+        )
         before = local.s3.keys()
         for name in ("queued one.txt", "queued two.txt"):
             local.s3.client.put_object(Bucket=input_bucket, Key=f"input/{name}", Body=b"Read from a queue, aloud.")

@@ -17,9 +17,9 @@ from supertonic_cli import engine as engine_cli
 from supertonic_engine import Engine, SessionConfig, SynthesisOptions, prepared, sessions
 from supertonic_engine.cpu import CpuFeatures, cpu_features, parse_cpuinfo
 from supertonic_engine.errors import ConfigurationError
-from supertonic_tools.optimize.quantize import settings_for
 from supertonic_function.config import FunctionConfig
 from supertonic_function.service import Service
+from supertonic_tools.optimize.quantize import settings_for
 
 pytest_plugins = ["fixtures_s3"]
 

@@ -30,7 +30,7 @@ def test_marks_name_each_sentence_and_word_by_its_utf8_bytes(engine):
     marks = engine.marks(prepared)
     raw = TEXT.encode("utf-8")
     for mark in marks:
-        assert raw[mark.start:mark.end].decode("utf-8") == mark.value
+        assert raw[mark.start : mark.end].decode("utf-8") == mark.value
     sentences = [m.value for m in marks if m.type == "sentence"]
     assert sentences == ["Hello, Dr. Smith.", "The café opened in 2024!", "Did you see it?", "It costs $5 — cheap."]
     words = [m.value for m in marks if m.type == "word"]

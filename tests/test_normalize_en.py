@@ -30,11 +30,9 @@ SENTENCES = [
     ("Agent 007 has 0 friends.", "Agent zero zero seven has zero friends."),
     ("Version 2.0.1 is out.", "Version two dot zero dot one is out."),
     # Ordinals.
-    ("She finished 21st, he was 2nd, they were 3rd and 11th.",
-     "She finished twenty-first, he was second, they were third and eleventh."),
+    ("She finished 21st, he was 2nd, they were 3rd and 11th.", "She finished twenty-first, he was second, they were third and eleventh."),
     # Years in year contexts, decades, year ranges.
-    ("It was founded in 1999 and relaunched in 2026.",
-     "It was founded in nineteen ninety-nine and relaunched in twenty twenty-six."),
+    ("It was founded in 1999 and relaunched in 2026.", "It was founded in nineteen ninety-nine and relaunched in twenty twenty-six."),
     ("Since 2005 and until 1900, nothing changed.", "Since two thousand five and until nineteen hundred, nothing changed."),
     ("Music of the 1980s.", "Music of the nineteen eighties."),
     ("The years 1999-2005 were good.", "The years nineteen ninety-nine to two thousand five were good."),
@@ -48,8 +46,10 @@ SENTENCES = [
     # Times.
     ("Meet me at 10:30 am.", "Meet me at ten thirty AM."),
     ("The event starts at 7 p.m. Please arrive early.", "The event starts at seven PM. Please arrive early."),
-    ("Lunch is at 12:00, the call at 14:00, the bus at 9:05.",
-     "Lunch is at twelve o'clock, the call at fourteen hundred, the bus at nine oh five."),
+    (
+        "Lunch is at 12:00, the call at 14:00, the bus at 9:05.",
+        "Lunch is at twelve o'clock, the call at fourteen hundred, the bus at nine oh five.",
+    ),
     ("The record is 10:30:15.", "The record is ten thirty and fifteen seconds."),
     # Currency.
     ("Tickets cost $15.50 each.", "Tickets cost fifteen dollars and fifty cents each."),
@@ -132,9 +132,16 @@ LONG_DIGITS = "7" * 5000
 @pytest.mark.parametrize(
     ("text", "runs"),
     [
-        (LONG_DIGITS, 1), (f"{LONG_DIGITS}th place", 1), (f"${LONG_DIGITS}", 1), (f"${LONG_DIGITS}.50", 1),
-        (f"{LONG_DIGITS} km", 1), (f"-{LONG_DIGITS}", 1), (f"{LONG_DIGITS}-{LONG_DIGITS}", 2),
-        (f"No. {LONG_DIGITS}", 1), (f"{LONG_DIGITS}.{LONG_DIGITS}.{LONG_DIGITS}", 3), (f"1.{LONG_DIGITS}", 1),
+        (LONG_DIGITS, 1),
+        (f"{LONG_DIGITS}th place", 1),
+        (f"${LONG_DIGITS}", 1),
+        (f"${LONG_DIGITS}.50", 1),
+        (f"{LONG_DIGITS} km", 1),
+        (f"-{LONG_DIGITS}", 1),
+        (f"{LONG_DIGITS}-{LONG_DIGITS}", 2),
+        (f"No. {LONG_DIGITS}", 1),
+        (f"{LONG_DIGITS}.{LONG_DIGITS}.{LONG_DIGITS}", 3),
+        (f"1.{LONG_DIGITS}", 1),
     ],
     ids=["bare", "ordinal", "currency", "currency-cents", "unit", "negative", "range", "number-sign", "dotted", "decimals"],
 )

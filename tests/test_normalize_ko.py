@@ -21,11 +21,7 @@ PUNCTUATION = set(" .,!?;:'\"()[]「」『』~-…/<>")
 def assert_reads_as_korean(text: str, *, latin: bool = False) -> None:
     """Only Hangul and punctuation, plus Latin letters where the case says so: no digit or symbol left."""
     for char in TAG.sub(" ", text):
-        allowed = (
-            HANGUL.match(char)
-            or char in PUNCTUATION
-            or (latin and char.isascii() and char.isalpha())
-        )
+        allowed = HANGUL.match(char) or char in PUNCTUATION or (latin and char.isascii() and char.isalpha())
         assert allowed, f"{char!r} in {text!r}"
 
 
@@ -34,31 +30,38 @@ class ArticleNormalizer:
 
     def __init__(self):
         self.lexicon_map: dict[str, str] = {
-            "FastAPI": "패스트 에이피아이", "SaaS": "새스", "TTS": "티티에스", "ONNX": "온닉스",
-            "Python": "파이썬", "SDK": "에스디케이", "API": "에이피아이",
+            "FastAPI": "패스트 에이피아이",
+            "SaaS": "새스",
+            "TTS": "티티에스",
+            "ONNX": "온닉스",
+            "Python": "파이썬",
+            "SDK": "에스디케이",
+            "API": "에이피아이",
         }
-        self.currency_pattern = re.compile(r'(\d+)\s*원')
-        self.date_pattern = re.compile(r'(\d{4})년\s*(\d{1,2})월\s*(\d{1,2})일')
-        self.time_pattern = re.compile(r'(\d{1,2}):(\d{2})')
-        self.special_char_pattern = re.compile(r'[^\w\s\.\,\!\?\~\<\>]')
+        self.currency_pattern = re.compile(r"(\d+)\s*원")
+        self.date_pattern = re.compile(r"(\d{4})년\s*(\d{1,2})월\s*(\d{1,2})일")
+        self.time_pattern = re.compile(r"(\d{1,2}):(\d{2})")
+        self.special_char_pattern = re.compile(r"[^\w\s\.\,\!\?\~\<\>]")
 
     def normalize(self, text: str) -> str:
         for word, pronunciation in self.lexicon_map.items():
-            text = re.sub(rf'\b{re.escape(word)}\b', pronunciation, text, flags=re.IGNORECASE)
-        text = self.date_pattern.sub(r'\1년 \2월 \3일', text)
-        text = self.time_pattern.sub(r'\1시 \2분', text)
-        tags = re.findall(r'<[^>]+>', text)
-        text_placeholder = re.sub(r'<[^>]+>', ' ___TAG___ ', text)
-        text_cleaned = self.special_char_pattern.sub('', text_placeholder)
+            text = re.sub(rf"\b{re.escape(word)}\b", pronunciation, text, flags=re.IGNORECASE)
+        text = self.date_pattern.sub(r"\1년 \2월 \3일", text)
+        text = self.time_pattern.sub(r"\1시 \2분", text)
+        tags = re.findall(r"<[^>]+>", text)
+        text_placeholder = re.sub(r"<[^>]+>", " ___TAG___ ", text)
+        text_cleaned = self.special_char_pattern.sub("", text_placeholder)
         for tag in tags:
-            text_cleaned = text_cleaned.replace('___TAG___', tag, 1)
-        return re.sub(r'\s+', ' ', text_cleaned).strip()
+            text_cleaned = text_cleaned.replace("___TAG___", tag, 1)
+        return re.sub(r"\s+", " ", text_cleaned).strip()
 
 
 SENTENCES = [
     # The whole sentence of the brief: date, time of day, lexicon word.
-    ("2026년 8월 24일 오후 3시에 FastAPI 서버를 배포했습니다.",
-     "이천이십육 년 팔 월 이십사 일 오후 세 시에 패스트 에이피아이 서버를 배포했습니다."),
+    (
+        "2026년 8월 24일 오후 3시에 FastAPI 서버를 배포했습니다.",
+        "이천이십육 년 팔 월 이십사 일 오후 세 시에 패스트 에이피아이 서버를 배포했습니다.",
+    ),
     # Dates in the three ways they are written.
     ("회의는 2026-08-24 14:00에 시작합니다.", "회의는 이천이십육 년 팔 월 이십사 일 열네 시에 시작합니다."),
     ("마감일은 2026.8.24.입니다.", "마감일은 이천이십육 년 팔 월 이십사 일입니다."),
@@ -114,8 +117,7 @@ SENTENCES = [
     ("API를 호출하고 SDK를 설치했어요.", "에이피아이를 호출하고 에스디케이를 설치했어요."),
     ("Python으로 TTS를 만들고 ONNX로 내보냈어요.", "파이썬으로 티티에스를 만들고 온닉스로 내보냈어요."),
     ("1인 SaaS를 운영합니다.", "일 인 새스를 운영합니다."),
-    ("AWS Lambda에 올렸더니 CPU 점유율이 100%로 치솟습니다.",
-     "에이더블유에스 람다에 올렸더니 씨피유 점유율이 백 퍼센트로 치솟습니다."),
+    ("AWS Lambda에 올렸더니 CPU 점유율이 100%로 치솟습니다.", "에이더블유에스 람다에 올렸더니 씨피유 점유율이 백 퍼센트로 치솟습니다."),
     ("NPU와 XYZ를 비교했어요.", "엔피유와 엑스와이제트를 비교했어요."),
 ]
 
@@ -288,9 +290,17 @@ LONG_DIGITS = "7" * 5000
 @pytest.mark.parametrize(
     ("text", "runs"),
     [
-        (LONG_DIGITS, 1), (f"{LONG_DIGITS}개", 1), (f"{LONG_DIGITS}원", 1), (f"₩{LONG_DIGITS}", 1),
-        (f"{LONG_DIGITS}만 명", 1), (f"제{LONG_DIGITS}회", 1), (f"{LONG_DIGITS}~{LONG_DIGITS}개", 2),
-        (f"{LONG_DIGITS}km", 1), (f"-{LONG_DIGITS}", 1), (f"{LONG_DIGITS}월", 1), (f"$1.{LONG_DIGITS}", 1),
+        (LONG_DIGITS, 1),
+        (f"{LONG_DIGITS}개", 1),
+        (f"{LONG_DIGITS}원", 1),
+        (f"₩{LONG_DIGITS}", 1),
+        (f"{LONG_DIGITS}만 명", 1),
+        (f"제{LONG_DIGITS}회", 1),
+        (f"{LONG_DIGITS}~{LONG_DIGITS}개", 2),
+        (f"{LONG_DIGITS}km", 1),
+        (f"-{LONG_DIGITS}", 1),
+        (f"{LONG_DIGITS}월", 1),
+        (f"$1.{LONG_DIGITS}", 1),
     ],
     ids=["bare", "counter", "won", "won-sign", "large-word", "ordinal", "range", "unit", "negative", "month", "decimals"],
 )

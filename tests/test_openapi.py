@@ -20,6 +20,7 @@ from harness_fixtures.support import function_args
 from openapi_spec_validator import validate
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
+
 from supertonic_function import __version__
 from supertonic_function.http_api import openapi_document, served
 from supertonic_harness.fronts.emulator import FunctionUrlServer
@@ -70,13 +71,15 @@ def test_the_document_is_served(app: Any) -> None:
 
 schema = schemathesis.openapi.from_dict(
     DOCUMENT,
-    config=schemathesis.Config.from_dict({
-        "generation": {"max-examples": MAX_EXAMPLES, "mode": "all", "deterministic": True, "database": "none"},
-        # The coverage phase tries every boundary of every field, and every method on every path:
-        # over a thousand requests, minutes on two shared cores. Left to a run by hand.
-        "phases": {"coverage": {"enabled": COVERAGE}, "stateful": {"enabled": False}},
-        "checks": {"not_a_server_error": {"expected-statuses": EXPECTED_STATUSES}},
-    }),
+    config=schemathesis.Config.from_dict(
+        {
+            "generation": {"max-examples": MAX_EXAMPLES, "mode": "all", "deterministic": True, "database": "none"},
+            # The coverage phase tries every boundary of every field, and every method on every path:
+            # over a thousand requests, minutes on two shared cores. Left to a run by hand.
+            "phases": {"coverage": {"enabled": COVERAGE}, "stateful": {"enabled": False}},
+            "checks": {"not_a_server_error": {"expected-statuses": EXPECTED_STATUSES}},
+        }
+    ),
 )
 
 
@@ -99,7 +102,6 @@ def function_url(tiny_model_dir) -> Any:
 @schema.parametrize()
 def test_the_function_answers_as_documented(case: Any, function_url: str) -> None:
     case.call_and_validate(base_url=function_url, checks=[not_a_server_error, response_schema_conformance], timeout=60)
-
 
 
 @pytest.mark.parametrize("accept", ["text/html", "application/json", "audio/*"])

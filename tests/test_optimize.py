@@ -14,11 +14,11 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from supertonic_engine import Engine, SessionConfig, SynthesisOptions, prepared
+from supertonic_engine.assets import GRAPHS
+from supertonic_engine.errors import ModelError
 from supertonic_tools import optimize
 from supertonic_tools.optimize.guidance import share_guidance_prefix
 from supertonic_tools.optimize.pointwise import rewrite_pointwise_convs
-from supertonic_engine.assets import GRAPHS
-from supertonic_engine.errors import ModelError
 
 TEXT = (
     "When the storm finally passed, the village gathered on the hill to watch the sky clear. "
@@ -234,7 +234,12 @@ def test_the_estimator_runs_its_blocks_before_the_text_on_one_guidance_half(tiny
         feeds = optimize.probe_inputs(stock, 37, 23)
         if batch == 2:  # two different requests in one batch: each must keep its own halves
             rng = np.random.default_rng(3)
-            feeds = {k: np.concatenate([v, rng.standard_normal(v.shape).astype(v.dtype) if k in ("noisy_latent", "text_emb", "style_ttl") else v]) for k, v in feeds.items()}
+            feeds = {
+                k: np.concatenate(
+                    [v, rng.standard_normal(v.shape).astype(v.dtype) if k in ("noisy_latent", "text_emb", "style_ttl") else v]
+                )
+                for k, v in feeds.items()
+            }
         np.testing.assert_allclose(_run(model, feeds)[0], _run(str(path), feeds)[0], atol=1e-5, rtol=0)
 
 
@@ -251,8 +256,13 @@ def _doubled_graph(constant: np.ndarray) -> onnx.ModelProto:
         numpy_helper.from_array(constant.astype(np.float32), "c"),
         numpy_helper.from_array(np.array([0], np.int64), "axis0"),
     ]
-    graph = helper.make_graph(nodes, "doubled", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 3])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    graph = helper.make_graph(
+        nodes,
+        "doubled",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from fixtures_s3 import HttpAnswer, LambdaContext, audio_info, load_event
+
 from supertonic_function.config import FunctionConfig
 from supertonic_function.service import Service
 

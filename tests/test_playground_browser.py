@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 from harness_fixtures.support import function_args
-from supertonic_harness.fronts.emulator import FunctionUrlServer
-from supertonic_harness.fronts.local import start_local_function
-
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+from supertonic_harness.fronts.emulator import FunctionUrlServer
+from supertonic_harness.fronts.local import start_local_function
 
 SENTENCE = "A sentence typed into a real browser."
 # Set to a path (docs/playground.png) to keep the screenshot of a successful run.
@@ -68,7 +68,8 @@ def observed_s(server: FunctionUrlServer) -> float:
     with urllib.request.urlopen(urllib.request.Request(server.url, headers={"accept": "text/html"}), timeout=120):
         pass
     request = urllib.request.Request(
-        server.url + "v1/tts", data=json.dumps({"text": SENTENCE, "steps": 2}).encode(),
+        server.url + "v1/tts",
+        data=json.dumps({"text": SENTENCE, "steps": 2}).encode(),
         headers={"content-type": "application/json", "accept": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=120) as answer:
@@ -86,8 +87,14 @@ def browser() -> Iterator[Any]:
     chromium, driver_path = _browser_paths()
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
-                     "--autoplay-policy=no-user-gesture-required", "--window-size=820,920"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--mute-audio",
+        "--autoplay-policy=no-user-gesture-required",
+        "--window-size=820,920",
+    ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # to see what the policy blocked
     driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_path))
@@ -101,8 +108,12 @@ def browser() -> Iterator[Any]:
 def page(browser: Any, server: FunctionUrlServer, patience_s: float) -> Any:
     """The playground freshly loaded, its voices, languages and formats read from the function."""
     browser.get(server.url)
-    _wait(browser, patience_s, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true",
-          "the page never finished reading GET /v1/voices")
+    _wait(
+        browser,
+        patience_s,
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true",
+        "the page never finished reading GET /v1/voices",
+    )
     return browser
 
 
@@ -168,9 +179,7 @@ def test_an_unknown_voice_is_shown_next_to_the_voice_field(page: Any, patience_s
     assert not page.find_element(By.ID, "result").is_displayed()
 
 
-def test_text_over_the_synchronous_limit_is_offered_as_a_job_and_polled_until_done(
-    page: Any, patience_s: float, observed_s: float
-) -> None:
+def test_text_over_the_synchronous_limit_is_offered_as_a_job_and_polled_until_done(page: Any, patience_s: float, observed_s: float) -> None:
     limit = int(page.find_element(By.TAG_NAME, "body").get_attribute("data-sync-max-chars"))
     long_text = ("This sentence is part of a text too long to speak in one request. " * (limit // 60 + 1))[: limit + 40]
     # Thousands of keystrokes prove nothing the first test does not: set the value, then type one more.
@@ -185,8 +194,9 @@ def test_text_over_the_synchronous_limit_is_offered_as_a_job_and_polled_until_do
     assert "POST /v1/jobs" in error.text
     job.click()
     # The job renders the whole text: allow for its length over the one sentence measured.
-    _wait(page, patience(observed_s, len(long_text) / len(SENTENCE)), lambda d: "done" in _text(d, "status"),
-          "the job was not reported done")
+    _wait(
+        page, patience(observed_s, len(long_text) / len(SENTENCE)), lambda d: "done" in _text(d, "status"), "the job was not reported done"
+    )
     audio = _wait(page, patience_s, _loaded_audio, "the job's audio was not loaded")
     reported = float(page.find_element(By.ID, "duration").get_attribute("data-seconds"))
     assert audio["duration"] == pytest.approx(reported, abs=1e-3)

@@ -117,7 +117,11 @@ def test_own_cgroups_names_each_controller_and_the_v2_hierarchy(tmp_path):
     proc = tmp_path / "cgroup"
     proc.write_text("12:cpu,cpuacct:/lambda/fn\n4:memory:/lambda/fn\n1:name=systemd:/\n0::/unified/fn\n")
     assert config.own_cgroups(proc) == {
-        "cpu": "/lambda/fn", "cpuacct": "/lambda/fn", "memory": "/lambda/fn", "name=systemd": "/", "": "/unified/fn",
+        "cpu": "/lambda/fn",
+        "cpuacct": "/lambda/fn",
+        "memory": "/lambda/fn",
+        "name=systemd": "/",
+        "": "/unified/fn",
     }
 
 

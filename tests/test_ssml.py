@@ -36,46 +36,67 @@ def test_sub_is_read_as_its_alias_and_say_as_as_asked(engine):
     (chunk,) = engine.prepare(
         '<speak>The <sub alias="World Wide Web Consortium">W3C</sub> sent <say-as interpret-as="characters">ABC</say-as> '
         'in <say-as interpret-as="cardinal">1,234</say-as> copies, the <say-as interpret-as="ordinal">3</say-as> time, '
-        'code <say-as interpret-as="digits">2048</say-as>.</speak>', ONE_STEP).chunks
-    assert chunk == ("The World Wide Web Consortium sent A B C in one thousand two hundred thirty-four copies, "
-                     "the third time, code two zero four eight.")
+        'code <say-as interpret-as="digits">2048</say-as>.</speak>',
+        ONE_STEP,
+    ).chunks
+    assert chunk == (
+        "The World Wide Web Consortium sent A B C in one thousand two hundred thirty-four copies, the third time, code two zero four eight."
+    )
 
 
-@pytest.mark.parametrize(("content", "kind", "fmt", "lang", "said"), [
-    ("03/05/2024", "date", "mdy", "en", "March fifth, twenty twenty-four"),
-    ("05/03/2024", "date", "dmy", "en", "March fifth, twenty twenty-four"),
-    ("20240305", "date", None, "en", "March fifth, twenty twenty-four"),
-    ("2024-06-05", "date", None, "ko", "이천이십사 년 유월 오 일"),
-    ("12-25", "date", "md", "en", "December twenty-fifth"),
-    ("1999", "date", "y", "en", "nineteen ninety-nine"),
-    ("+1 (555) 010-0199", "telephone", None, "en", "plus one, five five five, zero one zero, zero one nine nine"),
-    ("010-1234-5678", "telephone", None, "ko", "공일공, 일이삼사, 오육칠팔"),
-    ("-3.5", "cardinal", None, "ko", "마이너스 삼 점 오"),
-    ("21st", "ordinal", None, "en", "twenty-first"),
-    ("1", "ordinal", None, "ko", "첫 번째"),
-    ("3", "ordinal", None, "ko", "세 번째"),
-    ("SK2", "spell-out", None, "ko", "에스 케이 이"),
-    ("2048", "digits", None, "de", "2 0 4 8"),
-    ("1234", "number", None, "de", "1234"),  # the model reads digits itself in languages without rules
-])
+@pytest.mark.parametrize(
+    ("content", "kind", "fmt", "lang", "said"),
+    [
+        ("03/05/2024", "date", "mdy", "en", "March fifth, twenty twenty-four"),
+        ("05/03/2024", "date", "dmy", "en", "March fifth, twenty twenty-four"),
+        ("20240305", "date", None, "en", "March fifth, twenty twenty-four"),
+        ("2024-06-05", "date", None, "ko", "이천이십사 년 유월 오 일"),
+        ("12-25", "date", "md", "en", "December twenty-fifth"),
+        ("1999", "date", "y", "en", "nineteen ninety-nine"),
+        ("+1 (555) 010-0199", "telephone", None, "en", "plus one, five five five, zero one zero, zero one nine nine"),
+        ("010-1234-5678", "telephone", None, "ko", "공일공, 일이삼사, 오육칠팔"),
+        ("-3.5", "cardinal", None, "ko", "마이너스 삼 점 오"),
+        ("21st", "ordinal", None, "en", "twenty-first"),
+        ("1", "ordinal", None, "ko", "첫 번째"),
+        ("3", "ordinal", None, "ko", "세 번째"),
+        ("SK2", "spell-out", None, "ko", "에스 케이 이"),
+        ("2048", "digits", None, "de", "2 0 4 8"),
+        ("1234", "number", None, "de", "1234"),  # the model reads digits itself in languages without rules
+    ],
+)
 def test_say_as_readings(content, kind, fmt, lang, said):
     assert say_as(content, kind, fmt, lang) == said
 
 
-@pytest.mark.parametrize(("content", "kind", "fmt"), [
-    ("many", "cardinal", None), ("third", "ordinal", None), ("soon", "date", None), ("13/45/2024", "date", "mdy"),
-    ("2024", "date", "mdy"), ("none", "telephone", None), ("x", "digits", None),
-])
+@pytest.mark.parametrize(
+    ("content", "kind", "fmt"),
+    [
+        ("many", "cardinal", None),
+        ("third", "ordinal", None),
+        ("soon", "date", None),
+        ("13/45/2024", "date", "mdy"),
+        ("2024", "date", "mdy"),
+        ("none", "telephone", None),
+        ("x", "digits", None),
+    ],
+)
 def test_say_as_refuses_what_it_cannot_read_naming_the_kind(content, kind, fmt):
     with pytest.raises(InvalidSsml, match=f'interpret-as="{kind}"'):
         say_as(content, kind, fmt, "en")
 
 
 def test_the_document_language_and_lang_spans_pick_each_chunks_language(engine):
-    chunks = chunks_of(engine, '<speak xml:lang="en-US">I love <lang xml:lang="ko-KR">김치 3개</lang> a lot. '
-                               '<p xml:lang="ko">오늘은 2024년 6월 5일입니다.</p></speak>')
+    chunks = chunks_of(
+        engine,
+        '<speak xml:lang="en-US">I love <lang xml:lang="ko-KR">김치 3개</lang> a lot. '
+        '<p xml:lang="ko">오늘은 2024년 6월 5일입니다.</p></speak>',
+    )
     assert [(text, lang) for text, lang, _ in chunks] == [
-        ("I love", "en"), ("김치 세 개", "ko"), ("a lot.", "en"), ("오늘은 이천이십사 년 유월 오 일입니다.", "ko")]
+        ("I love", "en"),
+        ("김치 세 개", "ko"),
+        ("a lot.", "en"),
+        ("오늘은 이천이십사 년 유월 오 일입니다.", "ko"),
+    ]
     prepared = engine.prepare('<speak>Hi <lang xml:lang="fr-FR">bonjour</lang></speak>', ONE_STEP)
     assert prepared.model_text == "<en>Hi.</en>\n<fr>bonjour.</fr>"
     # A switch inside a sentence is a short pause, not a sentence's.
@@ -105,8 +126,10 @@ def test_plain_text_is_read_as_before_and_text_type_decides(engine):
 
 
 def test_breaks_are_the_silences_between_chunks_to_the_sample(engine):
-    ssml = ('<speak><break time="250ms"/>Before the pause.<break time="1.5s"/>After it, '
-            '<break strength="weak"/>then more<break strength="none"/> words.<break time="2s"/></speak>')
+    ssml = (
+        '<speak><break time="250ms"/>Before the pause.<break time="1.5s"/>After it, '
+        '<break strength="weak"/>then more<break strength="none"/> words.<break time="2s"/></speak>'
+    )
     prepared = engine.prepare(ssml, ONE_STEP)
     assert prepared.chunks == ("Before the pause.", "After it,", "then more words.")
     assert prepared.pauses == (0.25, 1.5, 0.2) and prepared.tail_s == 2.0
@@ -118,7 +141,7 @@ def test_breaks_are_the_silences_between_chunks_to_the_sample(engine):
     for index, pause in ((1, 1.5), (2, 0.2)):
         assert starts[index] - ends[index - 1] == engine.frames(pause)
         assert not made.audio[ends[index - 1] : starts[index]].any()
-    assert made.frames - ends[-1] == engine.frames(2.0) and not made.audio[ends[-1]:].any()
+    assert made.frames - ends[-1] == engine.frames(2.0) and not made.audio[ends[-1] :].any()
     # What the timeline (and so every mark) says is where synthesis put it.
     assert [(t.start_s, t.end_s) for t in engine.timeline(prepared)] == [(t.start_s, t.end_s) for t in made.chunks]
 
@@ -129,13 +152,17 @@ def test_a_request_of_only_breaks_says_nothing(engine):
 
 
 def test_parts_of_an_ssml_text_render_to_its_sequential_audio(engine):
-    ssml = ('<speak>One sentence here. <break time="800ms"/>Another one follows. '
-            '<lang xml:lang="ko">한국어 문장입니다.</lang> The end.<break time="1s"/></speak>')
+    ssml = (
+        '<speak>One sentence here. <break time="800ms"/>Another one follows. '
+        '<lang xml:lang="ko">한국어 문장입니다.</lang> The end.<break time="1s"/></speak>'
+    )
     prepared = engine.prepare(ssml, SynthesisOptions(steps=1, seed=9, max_chunk_chars=20))
     parts = engine.parts(prepared)
     assert {p.lang for p in parts} == {"en", "ko"} and [p.pause_s for p in parts] == list(prepared.pauses)
-    stitched = np.concatenate([piece for p in parts for piece in (np.zeros(engine.frames(p.pause_s), np.float32), engine.render_part(p))]
-                              + [np.zeros(engine.frames(prepared.tail_s), np.float32)])
+    stitched = np.concatenate(
+        [piece for p in parts for piece in (np.zeros(engine.frames(p.pause_s), np.float32), engine.render_part(p))]
+        + [np.zeros(engine.frames(prepared.tail_s), np.float32)]
+    )
     np.testing.assert_array_equal(stitched, engine.synthesize(prepared).audio)
 
 
@@ -143,15 +170,17 @@ def test_parts_of_an_ssml_text_render_to_its_sequential_audio(engine):
 
 
 def test_marks_are_byte_offsets_into_the_ssml_as_sent_timed_after_each_break(engine):
-    ssml = ('<speak>Café <sub alias="double you three see">W3C</sub> &amp; friends.<break time="700ms"/>'
-            '<p>Zweite <say-as interpret-as="digits">42</say-as> Zeile.</p></speak>')
+    ssml = (
+        '<speak>Café <sub alias="double you three see">W3C</sub> &amp; friends.<break time="700ms"/>'
+        '<p>Zweite <say-as interpret-as="digits">42</say-as> Zeile.</p></speak>'
+    )
     prepared = engine.prepare(ssml, ONE_STEP, marks=["sentence", "word"])
     marks = engine.marks(prepared)
     raw = ssml.encode("utf-8")
     sentences = [m for m in marks if m.type == "sentence"]
     assert [m.value for m in sentences] == ["Café W3C & friends.", "Zweite 42 Zeile."]
-    assert raw[sentences[0].start:sentences[0].end].decode() == 'Café <sub alias="double you three see">W3C</sub> &amp; friends.'
-    words = {m.value: raw[m.start:m.end].decode() for m in marks if m.type == "word"}
+    assert raw[sentences[0].start : sentences[0].end].decode() == 'Café <sub alias="double you three see">W3C</sub> &amp; friends.'
+    words = {m.value: raw[m.start : m.end].decode() for m in marks if m.type == "word"}
     assert words["Café"] == "Café" and words["W3C"] == "W3C" and words["42"] == "42" and words["Zeile."] == "Zeile."
     timeline = engine.timeline(prepared)
     assert [m.time_ms for m in sentences] == [round(t.start_s * 1000) for t in timeline]
@@ -162,33 +191,39 @@ def test_marks_are_byte_offsets_into_the_ssml_as_sent_timed_after_each_break(eng
 # --- refusals ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("ssml", "named"), [
-    ('<speak><prosody rate="slow">Hi</prosody></speak>', "<prosody>"),
-    ('<speak><amazon:effect name="whispered">Hi</amazon:effect></speak>', "<amazon:effect>"),
-    ('<speak><break time="1s" duration="2"/>Hi</speak>', "duration"),
-    ('<speak><say-as interpret-as="expletive">Hi</say-as></speak>', 'interpret-as="expletive"'),
-    ('<speak><lang xml:lang="tlh">Hi</lang></speak>', "tlh"),
-    ('<speak><say-as interpret-as="cardinal" format="mdy">3</say-as></speak>', "format"),
-])
+@pytest.mark.parametrize(
+    ("ssml", "named"),
+    [
+        ('<speak><prosody rate="slow">Hi</prosody></speak>', "<prosody>"),
+        ('<speak><amazon:effect name="whispered">Hi</amazon:effect></speak>', "<amazon:effect>"),
+        ('<speak><break time="1s" duration="2"/>Hi</speak>', "duration"),
+        ('<speak><say-as interpret-as="expletive">Hi</say-as></speak>', 'interpret-as="expletive"'),
+        ('<speak><lang xml:lang="tlh">Hi</lang></speak>', "tlh"),
+        ('<speak><say-as interpret-as="cardinal" format="mdy">3</say-as></speak>', "format"),
+    ],
+)
 def test_what_is_not_supported_is_refused_naming_it(engine, ssml, named):
     with pytest.raises(UnsupportedSsml) as refused:
         engine.prepare(ssml, ONE_STEP)
     assert named in refused.value.message and refused.value.field == "text"
 
 
-@pytest.mark.parametrize(("ssml", "said"), [
-    ("<speak>Tom & Jerry</speak>", "(line 1, column 13)"),
-    ("<speak>Tom\n&amp; Jerry &c</speak>", "(line 2, column 15)"),
-    ("<speak>unclosed <p>paragraph</speak>", "mismatched tag"),
-    ('<speak><break time="fast"/>Hi</speak>', '"500ms"'),
-    ('<speak><break time="11s"/>Hi</speak>', "at most 10s"),
-    ('<speak><break strength="huge"/>Hi</speak>', "strength is one of"),
-    ("<speak><sub>W3C</sub></speak>", "alias"),
-    ('<speak><sub alias="x">a <p>b</p></sub></speak>', "holds text only"),
-    ("<speak><lang>Hi</lang></speak>", "xml:lang"),
-    ("<speak><say-as>3</say-as></speak>", "interpret-as"),
-    ("<p>Hi</p>", "root element is <speak>"),  # text_type ssml below: a <p> document has no <speak>
-])
+@pytest.mark.parametrize(
+    ("ssml", "said"),
+    [
+        ("<speak>Tom & Jerry</speak>", "(line 1, column 13)"),
+        ("<speak>Tom\n&amp; Jerry &c</speak>", "(line 2, column 15)"),
+        ("<speak>unclosed <p>paragraph</speak>", "mismatched tag"),
+        ('<speak><break time="fast"/>Hi</speak>', '"500ms"'),
+        ('<speak><break time="11s"/>Hi</speak>', "at most 10s"),
+        ('<speak><break strength="huge"/>Hi</speak>', "strength is one of"),
+        ("<speak><sub>W3C</sub></speak>", "alias"),
+        ('<speak><sub alias="x">a <p>b</p></sub></speak>', "holds text only"),
+        ("<speak><lang>Hi</lang></speak>", "xml:lang"),
+        ("<speak><say-as>3</say-as></speak>", "interpret-as"),
+        ("<p>Hi</p>", "root element is <speak>"),  # text_type ssml below: a <p> document has no <speak>
+    ],
+)
 def test_what_is_malformed_is_refused_saying_what_to_fix(engine, ssml, said):
     with pytest.raises(InvalidSsml) as refused:
         engine.prepare(ssml if ssml.startswith("<speak") else f'<?xml version="1.0"?>{ssml}', ONE_STEP)
@@ -196,9 +231,11 @@ def test_what_is_malformed_is_refused_saying_what_to_fix(engine, ssml, said):
 
 
 def test_entities_and_document_types_are_refused_before_any_expansion():
-    bomb = ('<?xml version="1.0"?><!DOCTYPE speak [<!ENTITY a "aaaaaaaaaa">' +
-            "".join(f'<!ENTITY {n} "{("&" + p + ";") * 10}">' for p, n in zip("abcdefgh", "bcdefghi", strict=True)) +
-            ']><speak>&i;</speak>')
+    bomb = (
+        '<?xml version="1.0"?><!DOCTYPE speak [<!ENTITY a "aaaaaaaaaa">'
+        + "".join(f'<!ENTITY {n} "{("&" + p + ";") * 10}">' for p, n in zip("abcdefgh", "bcdefghi", strict=True))
+        + "]><speak>&i;</speak>"
+    )
     external = '<?xml version="1.0"?><!DOCTYPE speak [<!ENTITY x SYSTEM "file:///etc/passwd">]><speak>&x;</speak>'
     for document in (bomb, external):
         # Refused at the declaration, before any entity is declared, let alone expanded or fetched.
@@ -222,11 +259,40 @@ def test_breaks_in_a_row_add_up_to_a_bound():
         parse_ssml("<speak>a" + '<break time="10s"/>' * 7 + "b</speak>", "en")
 
 
-PIECES = ['<break time="300ms"/>', '<break strength="weak"/>', "<p>", "</p>", "<s>", "</s>", '<lang xml:lang="ko-KR">', "</lang>",
-          '<say-as interpret-as="cardinal">', '<say-as interpret-as="date">', '<say-as interpret-as="ordinal">',
-          '<say-as interpret-as="telephone">', '<say-as interpret-as="characters">', "</say-as>", '<sub alias="x y">', "</sub>",
-          "Hello", " there. ", "9" * 5000, "2024-13-45", "-", "3/4", "김치 3개", "&amp;", "&#x1F600;", "<!-- c -->", "<![CDATA[<]]>",
-          "<prosody>", "&x;", "<", "\n\n", " "]
+PIECES = [
+    '<break time="300ms"/>',
+    '<break strength="weak"/>',
+    "<p>",
+    "</p>",
+    "<s>",
+    "</s>",
+    '<lang xml:lang="ko-KR">',
+    "</lang>",
+    '<say-as interpret-as="cardinal">',
+    '<say-as interpret-as="date">',
+    '<say-as interpret-as="ordinal">',
+    '<say-as interpret-as="telephone">',
+    '<say-as interpret-as="characters">',
+    "</say-as>",
+    '<sub alias="x y">',
+    "</sub>",
+    "Hello",
+    " there. ",
+    "9" * 5000,
+    "2024-13-45",
+    "-",
+    "3/4",
+    "김치 3개",
+    "&amp;",
+    "&#x1F600;",
+    "<!-- c -->",
+    "<![CDATA[<]]>",
+    "<prosody>",
+    "&x;",
+    "<",
+    "\n\n",
+    " ",
+]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -278,6 +344,7 @@ def test_a_language_switch_at_the_end_adds_no_silence(engine):
 
 def test_a_long_run_of_blank_lines_is_read_in_linear_time():
     """Ten times the blank lines take about ten times as long, not a hundred times."""
+
     def seconds(lines: int) -> float:
         document = "<speak>" + "\n" * lines + "x<lang xml:lang='ko'>y</lang>" * 20 + "</speak>"
         started = time.perf_counter()

@@ -13,6 +13,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+
 from supertonic_engine.errors import InvalidParameter
 from supertonic_tools.standin import (
     GENERATOR_VERSION,
@@ -107,10 +108,7 @@ def _run(session: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> np.ndar
 
 def _synthesize(sessions, text_ids: np.ndarray, text_mask: np.ndarray, style_ttl, style_dp, steps: int, seed: int = 0):
     """The SDK's pipeline (§0): duration -> latent length -> text -> Euler steps -> vocoder."""
-    duration = (
-        _run(sessions["duration_predictor"], {"text_ids": text_ids, "style_dp": style_dp, "text_mask": text_mask})
-        / 1.05
-    )
+    duration = _run(sessions["duration_predictor"], {"text_ids": text_ids, "style_dp": style_dp, "text_mask": text_mask}) / 1.05
     text_emb = _run(sessions["text_encoder"], {"text_ids": text_ids, "style_ttl": style_ttl, "text_mask": text_mask})
     latent_length = int((duration.max() * SR + FRAME - 1) / FRAME)
     frames = -(-(duration * SR).astype(np.int64) // FRAME)
@@ -255,9 +253,7 @@ def test_the_pipeline_gives_bounded_noise(sessions, tiny_model_dir):
 # --- the official package reads the directory -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "text, lang", [("Hello there, this is a short test.", "en"), ("안녕하세요, 반갑습니다.", "ko")]
-)
+@pytest.mark.parametrize("text, lang", [("Hello there, this is a short test.", "en"), ("안녕하세요, 반갑습니다.", "ko")])
 def test_the_official_package_loads_and_synthesizes(tiny_model_dir, text, lang):
     from supertonic import TTS
 
@@ -435,20 +431,14 @@ def te_macs(d, t: int) -> int:
     u = d.prompt_units
     prompt = t * 256 * u + STYLE_TOKENS * 256 * u + 2 * t * STYLE_TOKENS * u + t * u * 256
     return (
-        6 * t * _convnext_macs(d.width, d.hidden, TEXT_KERNEL)
-        + 4 * _rel_attention_macs(t, d.width, d.ffn)
-        + t * d.width * 256
-        + 2 * prompt
+        6 * t * _convnext_macs(d.width, d.hidden, TEXT_KERNEL) + 4 * _rel_attention_macs(t, d.width, d.ffn) + t * d.width * 256 + 2 * prompt
     )
 
 
 def ve_macs(d, t: int, latent: int) -> int:
     c, a, s = d.width, d.text_units, d.style_units
     per_frame = (
-        2 * 144 * c
-        + 28 * _convnext_macs(c, d.hidden, TEXT_KERNEL)
-        + 4 * (2 * c * a + 2 * a * t)
-        + 4 * (2 * c * s + 2 * s * STYLE_TOKENS)
+        2 * 144 * c + 28 * _convnext_macs(c, d.hidden, TEXT_KERNEL) + 4 * (2 * c * a + 2 * a * t) + 4 * (2 * c * s + 2 * s * STYLE_TOKENS)
     )
     per_char = 4 * 2 * 256 * a
     per_call = 4 * STYLE_TOKENS * 256 * s + 2 * d.time_dim * d.time_hidden + 4 * d.time_dim * c
@@ -506,9 +496,7 @@ REAL = {
 def test_a_weightless_skeleton_has_the_structure_of_the_real_graph():
     for name in GRAPHS:
         built, skeleton = build_graph(name, "tiny"), build_graph(name, "tiny", weights=False)
-        assert [(t.name, list(t.dims)) for t in skeleton.graph.initializer] == [
-            (t.name, list(t.dims)) for t in built.graph.initializer
-        ]
+        assert [(t.name, list(t.dims)) for t in skeleton.graph.initializer] == [(t.name, list(t.dims)) for t in built.graph.initializer]
         assert skeleton.graph.node == built.graph.node
         assert graph_flops(skeleton, 30, 40, batch=2) == graph_flops(built, 30, 40, batch=2)
 

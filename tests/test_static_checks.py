@@ -80,8 +80,23 @@ def runtime_requirements() -> dict[str, str]:
 
 
 def _audit(requirements: Path, service: str) -> tuple[dict[str, Any] | None, str]:
-    result = _run([BIN / "pip-audit", "--requirement", requirements, "--no-deps", "--disable-pip", "--format", "json",
-                   "--vulnerability-service", service, "--progress-spinner", "off", "--timeout", "20"])
+    result = _run(
+        [
+            BIN / "pip-audit",
+            "--requirement",
+            requirements,
+            "--no-deps",
+            "--disable-pip",
+            "--format",
+            "json",
+            "--vulnerability-service",
+            service,
+            "--progress-spinner",
+            "off",
+            "--timeout",
+            "20",
+        ]
+    )
     try:
         return json.loads(result.stdout), ""
     except json.JSONDecodeError:
@@ -117,8 +132,11 @@ def test_runtime_dependencies_have_no_known_vulnerabilities(tmp_path: Path) -> N
         assert unaudited == [], "these runtime dependencies were not audited"
         assert vulnerable == [], "known vulnerabilities: upgrade to a fixed release (the lower bound in pyproject.toml)"
         return
-    pytest.skip("pip-audit could not reach a vulnerability database, so nothing was audited ("
-                + "; ".join(unreached) + "); it runs for real wherever PyPI's JSON API or OSV answers")
+    pytest.skip(
+        "pip-audit could not reach a vulnerability database, so nothing was audited ("
+        + "; ".join(unreached)
+        + "); it runs for real wherever PyPI's JSON API or OSV answers"
+    )
 
 
 def test_every_skip_says_why() -> None:

@@ -193,7 +193,9 @@ def test_outputs() -> None:
     class TagsAsText(yaml.SafeLoader):
         """Reads CloudFormation's short tags (!Ref, !GetAtt, !Sub) as plain values."""
 
-    TagsAsText.add_multi_constructor("!", lambda loader, tag, node: loader.construct_scalar(node) if isinstance(node, yaml.ScalarNode) else None)
+    TagsAsText.add_multi_constructor(
+        "!", lambda loader, tag, node: loader.construct_scalar(node) if isinstance(node, yaml.ScalarNode) else None
+    )
     outputs = yaml.load(TEMPLATE.read_text(), Loader=TagsAsText)["Outputs"]
     assert {"FunctionUrl", "InputBucketName", "OutputBucketName", "FunctionName", "FailedEventsQueueUrl"} <= set(outputs)
     assert outputs["FunctionUrl"]["Value"] == "TtsFunctionUrl.FunctionUrl"
@@ -248,8 +250,11 @@ def test_parts_queue_hides_a_part_six_timeouts_and_dead_letters_it(template: Tem
 
 
 def test_buckets_refuse_plain_http(template: Template) -> None:
-    policies = {r["Properties"]["Bucket"]["Ref"]: r["Properties"]["PolicyDocument"] for r in template.resources.values()
-                if r["Type"] == "AWS::S3::BucketPolicy"}
+    policies = {
+        r["Properties"]["Bucket"]["Ref"]: r["Properties"]["PolicyDocument"]
+        for r in template.resources.values()
+        if r["Type"] == "AWS::S3::BucketPolicy"
+    }
     assert set(policies) == set(template.buckets())
     for bucket, policy in policies.items():
         (deny,) = [s for s in policy["Statement"] if s["Effect"] == "Deny"]
@@ -258,7 +263,9 @@ def test_buckets_refuse_plain_http(template: Template) -> None:
         assert deny["Resource"] == [{"Fn::GetAtt": [bucket, "Arn"]}, {"Fn::Sub": f"${{{bucket}.Arn}}/*"}]
 
 
-def test_concurrency_can_be_reserved_and_must_be_for_a_public_url(function: dict[str, Any], template: Template, document: dict[str, Any]) -> None:
+def test_concurrency_can_be_reserved_and_must_be_for_a_public_url(
+    function: dict[str, Any], template: Template, document: dict[str, Any]
+) -> None:
     parameter = template.parameters["ReservedConcurrency"]
     assert (parameter["Type"], parameter["Default"], parameter["MinValue"]) == ("Number", 0, 0)
     # 0 means unreserved (ReservedConcurrentExecutions: 0 would stop the function altogether).

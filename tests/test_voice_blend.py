@@ -89,7 +89,11 @@ def test_a_hot_blend_is_mixed_once_and_the_cache_is_bounded(tiny_model_dir):
         ("F1:1000,M2:0.0001", InvalidVoiceBlend, "too small to hear"),
         ("F1:0.5,F1:0.5", InvalidVoiceBlend, "voice 'F1' appears twice"),
         ("F1,M2,F1", InvalidVoiceBlend, "voice 'F1' appears twice"),
-        (",".join(["F1", "F2", "F3", "F4", "F5", "M1", "M2", "M3", "M4"]), InvalidVoiceBlend, f"9 voices; a blend mixes at most {MAX_BLEND_VOICES}"),
+        (
+            ",".join(["F1", "F2", "F3", "F4", "F5", "M1", "M2", "M3", "M4"]),
+            InvalidVoiceBlend,
+            f"9 voices; a blend mixes at most {MAX_BLEND_VOICES}",
+        ),
         ("F1,,M2", InvalidVoiceBlend, "item 2 is empty"),
         ("F1,", InvalidVoiceBlend, "item 2 is empty"),
         (":0.5,F1:0.5", InvalidVoiceBlend, "item 1 ':0.5' has no voice name"),

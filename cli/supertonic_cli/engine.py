@@ -43,10 +43,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--speed", type=float, default=DEFAULT_SPEED)
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--format", default=None, help="wav, flac, ogg, mp3, opus, pcm; srt or vtt: captions instead of audio")
-    p.add_argument("--marks", default=None, metavar="TYPE[,TYPE]",
-                   help="sentence, word or both: write Polly-style speech marks (JSON lines) to -o instead of audio")
-    p.add_argument("--chunking", default="packed", choices=("packed", "sentence"),
-                   help="packed (the official chunks) or sentence: one sentence a chunk, so every sentence mark is exact")
+    p.add_argument(
+        "--marks",
+        default=None,
+        metavar="TYPE[,TYPE]",
+        help="sentence, word or both: write Polly-style speech marks (JSON lines) to -o instead of audio",
+    )
+    p.add_argument(
+        "--chunking",
+        default="packed",
+        choices=("packed", "sentence"),
+        help="packed (the official chunks) or sentence: one sentence a chunk, so every sentence mark is exact",
+    )
     p.add_argument("--timeout", type=float, default=None, help="hard deadline in seconds")
     p.add_argument("--no-normalize", action="store_true", help="read the text as given (no number/date/lexicon rewriting)")
     _text_type_argument(p)
@@ -81,8 +89,7 @@ def _model_argument(p: argparse.ArgumentParser) -> None:
 
 
 def _text_type_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--text-type", default=None, choices=TEXT_TYPES,
-                   help="ssml or text (default: SSML when the text starts with <speak>)")
+    p.add_argument("--text-type", default=None, choices=TEXT_TYPES, help="ssml or text (default: SSML when the text starts with <speak>)")
 
 
 def _read_text(arg: str) -> str:
@@ -97,8 +104,13 @@ def _synthesize(args: argparse.Namespace) -> int:
     elif not described:
         audio.audio_format(fmt)  # an unknown format fails before the model loads
     options = SynthesisOptions(
-        voice=args.voice, lang=args.lang, steps=args.steps, speed=args.speed, seed=args.seed,
-        normalize=not args.no_normalize, chunking=args.chunking,
+        voice=args.voice,
+        lang=args.lang,
+        steps=args.steps,
+        speed=args.speed,
+        seed=args.seed,
+        normalize=not args.no_normalize,
+        chunking=args.chunking,
     )
     if described:
         return _describe(args, options, fmt)
@@ -163,8 +175,10 @@ def _describe(args: argparse.Namespace, options: SynthesisOptions, fmt: str) -> 
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(body, encoding="utf-8")
-    print(f"wrote {output}: {what}, voice {options.voice}, lang {options.lang}, model: {engine.model_kind}"
-          + (f" ({STANDIN_NOTICE}; its timings are real)" if engine.model_kind == "stand-in" else ""))
+    print(
+        f"wrote {output}: {what}, voice {options.voice}, lang {options.lang}, model: {engine.model_kind}"
+        + (f" ({STANDIN_NOTICE}; its timings are real)" if engine.model_kind == "stand-in" else "")
+    )
     return 0
 
 
@@ -196,4 +210,3 @@ def _fetch_model(args: argparse.Namespace) -> int:
     out = fetch_model(args.out, revision=args.revision or REVISION)
     print(f"downloaded Supertonic 3 to {out}; use it with --model {out} or SUPERTONIC_MODEL_DIR={out}")
     return 0
-

@@ -15,7 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from supertonic_engine.config import SessionConfig, true_or_false, usable_cpus  # true_or_false: the environment's and the request fields' yes/no
+from supertonic_engine.config import (  # true_or_false: the environment's and the request fields' yes/no
+    SessionConfig,
+    true_or_false,
+    usable_cpus,
+)
 from supertonic_engine.errors import ConfigurationError
 from supertonic_engine.storage import MAX_PRESIGNED_URL_S
 from supertonic_engine.synthesis import Limits
@@ -162,7 +166,7 @@ class FunctionConfig:
         return self.output_prefix + RESPONSES_FOLDER
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "FunctionConfig":
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> FunctionConfig:
         env = os.environ if env is None else env
         # Each value comes from its variable's own reader in VARIABLES, so the dict mixes types;
         # the constructor checks the names.
@@ -187,7 +191,7 @@ class TelemetryNames:
     metrics_namespace: str = DEFAULT_METRICS_NAMESPACE
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "TelemetryNames":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> TelemetryNames:
         env = os.environ if env is None else env
         return cls(
             service=env.get(ENV_SERVICE_NAME, "").strip() or DEFAULT_SERVICE_NAME,

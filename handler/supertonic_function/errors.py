@@ -10,7 +10,7 @@ is a bug and answers 500 with a message that points at the logs, never a stack t
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from supertonic_engine.errors import (
@@ -26,8 +26,8 @@ from supertonic_engine.errors import (
     UnknownLanguage,
     UnknownVoice,
     UnsupportedCharacters,
-    UnsupportedSsml,
     UnsupportedFormat,
+    UnsupportedSsml,
     VoiceFileCorrupt,
 )
 from supertonic_engine.storage import (
@@ -327,4 +327,4 @@ def error_manifest(error: BaseException, source: Mapping[str, Any], request_id: 
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

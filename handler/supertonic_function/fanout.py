@@ -64,8 +64,14 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
     options = prepared.options
     if stored is not None:  # the seed the first delivery drew, so the parts agree with each other
         options = SynthesisOptions(**stored["options"])
-        prepared = service.engine.prepare(prepared.text, options, format=prepared.format.name, marks=prepared.marks,
-                                          captions=prepared.captions, text_type="ssml" if prepared.script.is_ssml else "text")
+        prepared = service.engine.prepare(
+            prepared.text,
+            options,
+            format=prepared.format.name,
+            marks=prepared.marks,
+            captions=prepared.captions,
+            text_type="ssml" if prepared.script.is_ssml else "text",
+        )
     parts = service.engine.parts(prepared, deadline=seconds_left(context, service.config.deadline_margin_s))
     sidecars = store_sidecars(service, prepared, keys)  # from the durations: ready before any part is
     document = {
@@ -138,8 +144,13 @@ def serve_part(service: Service, body: Mapping[str, Any], record: Mapping[str, A
             store.put_json(keys.bucket, keys.part_error(part.index), error_manifest(error, {"part": part.index}, request_id))
             raise
         synth_ms = (time.perf_counter() - started) * 1000.0
-        store.put(keys.bucket, keys.part(part.index), samples.astype(SAMPLE_DTYPE).tobytes(), content_type="application/octet-stream",
-                  metadata={"synth-ms": f"{synth_ms:.1f}"})
+        store.put(
+            keys.bucket,
+            keys.part(part.index),
+            samples.astype(SAMPLE_DTYPE).tobytes(),
+            content_type="application/octet-stream",
+            metadata={"synth-ms": f"{synth_ms:.1f}"},
+        )
         status = "rendered"
         logger.info("part rendered", extra={"part": part.index, "total": total, "synth_ms": round(synth_ms, 1)})
     result: dict[str, Any] = {"part": part.index, "status": status}
@@ -175,7 +186,13 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
                     samples = np.frombuffer(store.read_bytes(keys.bucket, keys.part(index)), dtype=SAMPLE_DTYPE)
                     position += _silence(writer, service.engine.frames(pauses[index]))
                     writer.write(samples)
-                    chunks.append({"index": index, "start_s": round(position / sample_rate, 4), "end_s": round((position + samples.size) / sample_rate, 4)})
+                    chunks.append(
+                        {
+                            "index": index,
+                            "start_s": round(position / sample_rate, 4),
+                            "end_s": round((position + samples.size) / sample_rate, 4),
+                        }
+                    )
                     position += samples.size
                 position += _silence(writer, service.engine.frames(float(plan_doc.get("tail_s") or 0.0)))
             audio_key = keys.audio(fmt.extension, request_id)
@@ -205,8 +222,9 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
             }
             if plan_doc.get("sidecars"):
                 manifest["sidecars"] = plan_doc["sidecars"]
-            store.publish(keys.bucket, audio_key=audio_key, audio=path, content_type=audio_type,
-                          manifest_key=keys.manifest, manifest=manifest)
+            store.publish(
+                keys.bucket, audio_key=audio_key, audio=path, content_type=audio_type, manifest_key=keys.manifest, manifest=manifest
+            )
     except BaseException:
         _release(service, keys)  # the retry of this message (or another last part) assembles anew
         raise
@@ -256,7 +274,10 @@ def _fail_job(service: Service, keys: ResultKeys, index: int, request_id: str) -
     """A part's retries are spent: the job's manifest says failed, naming the part and why."""
     store = service.store
     why = store.get_json(keys.bucket, keys.part_error(index))
-    error = (why or {}).get("error") or {"code": "part_failed", "message": "the part's worker stopped without an answer (timeout or out of memory)"}
+    error = (why or {}).get("error") or {
+        "code": "part_failed",
+        "message": "the part's worker stopped without an answer (timeout or out of memory)",
+    }
     plan_doc = store.get_json(keys.bucket, keys.plan) or {}
     manifest = {
         "status": "failed",
@@ -283,8 +304,13 @@ def progress(service: Service, keys: ResultKeys) -> dict[str, Any] | None:
         status = "assembling"
     else:
         status = "running" if done else "queued"
-    return {"status": status, "parts_done": done, "parts_total": total, "submitted_at": plan_doc.get("submitted_at"),
-            "elapsed_s": _elapsed_s(plan_doc.get("submitted_at"))}
+    return {
+        "status": status,
+        "parts_done": done,
+        "parts_total": total,
+        "submitted_at": plan_doc.get("submitted_at"),
+        "elapsed_s": _elapsed_s(plan_doc.get("submitted_at")),
+    }
 
 
 def _elapsed_s(since: str | None) -> float | None:
@@ -295,4 +321,3 @@ def _elapsed_s(since: str | None) -> float | None:
     except ValueError:
         return None
     return round((datetime.now(UTC) - started).total_seconds(), 1)
-

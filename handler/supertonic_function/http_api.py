@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
+
 from supertonic_engine import Prepared
 from supertonic_engine.audio import audio_format, available_formats
 from supertonic_engine.errors import SupertonicError
@@ -65,12 +66,24 @@ from .voices import describe_voices
 CORS_ALLOW_METHODS = ("GET", "POST")
 # What a browser may send: JSON bodies, and the SigV4 headers an AWS_IAM function URL needs.
 CORS_ALLOW_HEADERS = (
-    "content-type", "accept", "authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256",
+    "content-type",
+    "accept",
+    "authorization",
+    "x-amz-date",
+    "x-amz-security-token",
+    "x-amz-content-sha256",
 )
 # Custom headers a browser page may read from a cross-origin response.
 CORS_EXPOSE_HEADERS = (
-    "x-supertonic-duration-s", "x-supertonic-sample-rate", "x-supertonic-rtf", "x-supertonic-synth-ms",
-    "x-supertonic-chunks", "x-supertonic-model", "x-supertonic-precision", "x-supertonic-voice", "x-supertonic-error",
+    "x-supertonic-duration-s",
+    "x-supertonic-sample-rate",
+    "x-supertonic-rtf",
+    "x-supertonic-synth-ms",
+    "x-supertonic-chunks",
+    "x-supertonic-model",
+    "x-supertonic-precision",
+    "x-supertonic-voice",
+    "x-supertonic-error",
     "location",
 )
 CORS_MAX_AGE_S = 3600
@@ -221,8 +234,9 @@ def acceptance(media: str, ranges: Sequence[tuple[str, float]]) -> tuple[float, 
     """``(q, exactness)`` of ``media`` under the most specific range that matches it (``q`` 0: excluded)."""
     weights = dict(ranges)
     kind = media.split("/")[0]
-    best = next(((weights[name], exactness) for exactness, name in ((2, media), (1, f"{kind}/*"), (0, "*/*"))
-                 if name in weights), (0.0, -1))
+    best = next(
+        ((weights[name], exactness) for exactness, name in ((2, media), (1, f"{kind}/*"), (0, "*/*")) if name in weights), (0.0, -1)
+    )
     if kind == "audio" and BINARY_TYPE in weights:
         best = max(best, (weights[BINARY_TYPE], 2))
     return best
@@ -285,16 +299,12 @@ def home(service: Service, call: HttpCall, params: dict[str, str]) -> dict[str, 
 
 def speak(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
     fields, from_strings = call.sent_fields()
-    request = parse_request(
-        fields, voices=service.voices, limits=service.config.sync_limits, from_strings=from_strings
-    )
+    request = parse_request(fields, voices=service.voices, limits=service.config.sync_limits, from_strings=from_strings)
     return _speak(service, call, request)
 
 
 def speak_openai(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
-    request = parse_openai_request(
-        call.json_body(), voices=service.voices, limits=service.config.sync_limits
-    )
+    request = parse_openai_request(call.json_body(), voices=service.voices, limits=service.config.sync_limits)
     return _speak(service, call, request)
 
 
@@ -340,8 +350,7 @@ def _describe(service: Service, call: HttpCall, prepared: Prepared, answer: str)
     """Speech marks or captions of the audio this request would get, instead of the audio."""
     content_type = MARKS_CONTENT_TYPE if answer == "marks" else CAPTION_TYPES[prepared.captions[0]]
     chosen = call.negotiate([content_type.split(";")[0], JSON_TYPE])
-    described = describe(service.engine, prepared, answer,
-                         budget_s=synthesis_budget_s(call.context, service.config.deadline_margin_s))
+    described = describe(service.engine, prepared, answer, budget_s=synthesis_budget_s(call.context, service.config.deadline_margin_s))
     if chosen == JSON_TYPE:
         return json_response(200, described.document(), described.headers())
     return text_response(200, described.body, described.content_type, described.headers())

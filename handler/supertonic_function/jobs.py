@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from supertonic_engine.storage import ObjectTooLarge
@@ -102,7 +102,7 @@ def _past_retention(service: Service, submitted: datetime | None) -> bool:
     days = service.config.result_retention_days
     if days is None or submitted is None:
         return False
-    return datetime.now(timezone.utc) >= submitted + timedelta(days=days)
+    return datetime.now(UTC) >= submitted + timedelta(days=days)
 
 
 def _expired(service: Service, job_id: str, what: str) -> dict[str, Any]:

@@ -118,7 +118,7 @@ class Layout:
         if options:
             identity += "-" + _digest(json.dumps(sorted(options.items()), ensure_ascii=False))
         prefix, relative = self.config.results_prefix, source_key[len(self.config.input_prefix) :]
-        room = MAX_KEY_BYTES - LEAF_BYTES - len(f"{prefix}/{identity}/".encode("utf-8"))
+        room = MAX_KEY_BYTES - LEAF_BYTES - len(f"{prefix}/{identity}/".encode())
         return ResultKeys(bucket, f"{prefix}{_fit(relative, room)}/{identity}/")
 
     def job_key(self, job_id: str) -> str:

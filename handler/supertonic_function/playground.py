@@ -35,10 +35,7 @@ def _page() -> tuple[str, str]:
 
 
 def _hashes(blocks: list[str]) -> str:
-    return " ".join(
-        "'sha256-" + base64.b64encode(hashlib.sha256(block.encode("utf-8")).digest()).decode("ascii") + "'"
-        for block in blocks
-    )
+    return " ".join("'sha256-" + base64.b64encode(hashlib.sha256(block.encode("utf-8")).digest()).decode("ascii") + "'" for block in blocks)
 
 
 def content_security_policy(inline_sources: str, media_origins: tuple[str, ...]) -> str:

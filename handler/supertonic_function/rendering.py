@@ -20,6 +20,7 @@ from urllib.parse import quote
 from supertonic_engine import AudioWriter, Deadline, Engine, Prepared, SynthesisResult
 from supertonic_engine.audio import content_type
 from supertonic_engine.errors import NoTimeToStart
+
 from .telemetry import record_synthesis
 
 # Bytes a second that delivering an answer moves after synthesis: base64 and the size check run at

@@ -53,8 +53,15 @@ class TtsRequest:
         """The engine's one check of this request (text, options, voice, format, limits), its
         errors naming the wire's field for the text."""
         try:
-            return engine.prepare(self.text, self.options, limits=self.limits or NO_LIMITS, format=self.format,
-                                  marks=self.marks, captions=self.captions, text_type=self.text_type)
+            return engine.prepare(
+                self.text,
+                self.options,
+                limits=self.limits or NO_LIMITS,
+                format=self.format,
+                marks=self.marks,
+                captions=self.captions,
+                text_type=self.text_type,
+            )
         except SupertonicError as error:
             # The text as sent is the wire's field; what it reads as (spelled out, as audio) is not.
             if error.field == "text" and self.text_field != "text" and not isinstance(error, (SpokenTextTooLong, AudioTooLong)):
@@ -168,8 +175,19 @@ def build_request(
     text_type = values.get("text_type")
     if text_type is not None:
         text_type = _string(values, "text_type", "").lower()  # the engine says which values it reads
-    return TtsRequest(text=text, options=options, format=fmt, on_error=on_error, limits=limits, text_field=text_field,
-                      format_sent="format" in values, marks=marks, captions=captions, answer=answer, text_type=text_type)
+    return TtsRequest(
+        text=text,
+        options=options,
+        format=fmt,
+        on_error=on_error,
+        limits=limits,
+        text_field=text_field,
+        format_sent="format" in values,
+        marks=marks,
+        captions=captions,
+        answer=answer,
+        text_type=text_type,
+    )
 
 
 def check_text(text: object, field: str = "text") -> str:

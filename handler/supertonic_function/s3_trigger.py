@@ -29,15 +29,16 @@ from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord, S3Object
+
 from supertonic_engine import Prepared
 from supertonic_engine.errors import DeadlineExceeded
 from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
 
 from . import fanout
+from .described import store_sidecars
 from .errors import RecordsLeft, error_manifest, is_input_fault, utc_now
 from .layout import KeyKind, ResultKeys, revision
 from .rendering import Rendered, render, seconds_left
-from .described import store_sidecars
 from .request import OPTION_FIELDS, TtsRequest, parse_json, parse_request
 from .service import Service
 from .telemetry import logger
@@ -92,7 +93,7 @@ class Clock:
     fresh_s: float | None  # the synthesis budget at the start of the invocation: what a retry gets
 
     @classmethod
-    def start(cls, context: Any, margin_s: float) -> "Clock":
+    def start(cls, context: Any, margin_s: float) -> Clock:
         """The clock of this invocation. Its fresh budget is read once per invocation: the messages
         of an SQS batch are each an S3 event of their own, and a later one, started with what the
         earlier ones left, must not take that remainder for what a fresh invocation gets."""
@@ -236,9 +237,7 @@ def _source(service: Service, bucket: str, key: str, announced: S3Object) -> Sou
 
 def _prepare(service: Service, source: SourceObject) -> Prepared:
     """The object's text and options, checked (an input fault is raised here, before any work)."""
-    text = service.store.read_text(
-        source.bucket, source.key, max_bytes=service.config.max_object_bytes, size=source.size, etag=source.etag
-    )
+    text = service.store.read_text(source.bucket, source.key, max_bytes=service.config.max_object_bytes, size=source.size, etag=source.etag)
     return _request_from(service, text, source.metadata).prepare(service.engine)
 
 

@@ -46,7 +46,7 @@ class Service:
         model_dir: str | Path | None = None,
         *,
         started_at: float | None = None,
-    ) -> "Service":
+    ) -> Service:
         """Read the configuration (the argument, else the environment), load the engine (model dir:
         argument, else ``SUPERTONIC_MODEL_DIR``) and time the init phase.
 

@@ -63,11 +63,7 @@ class S3TestEventSource:
 def _records_from(event: Mapping[str, Any], field: str, value: str) -> bool:
     """Whether ``event`` is a non-empty batch of records whose every ``field`` is ``value``."""
     records = event.get("Records")
-    return (
-        isinstance(records, list)
-        and bool(records)
-        and all(isinstance(r, Mapping) and r.get(field) == value for r in records)
-    )
+    return isinstance(records, list) and bool(records) and all(isinstance(r, Mapping) and r.get(field) == value for r in records)
 
 
 class S3NotificationSource:
@@ -130,8 +126,14 @@ class SnsSource:
     @staticmethod
     def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
         results = [
-            serve_wrapped(service, sns_message(record, f"Records[{index}]"), f"Records[{index}].Sns.Message",
-                          request_id=request_id, context=context, cold_start=cold_start)
+            serve_wrapped(
+                service,
+                sns_message(record, f"Records[{index}]"),
+                f"Records[{index}].Sns.Message",
+                request_id=request_id,
+                context=context,
+                cold_start=cold_start,
+            )
             for index, record in enumerate(event["Records"])
         ]
         return {"records": results}
@@ -158,7 +160,7 @@ class SqsSource:
         ids = sqs_message_ids(event)
         failed: list[str] = []
         first: BaseException | None = None
-        for index, (message_id, record) in enumerate(zip(ids, event["Records"])):
+        for index, (message_id, record) in enumerate(zip(ids, event["Records"], strict=True)):
             at = f"Records[{index}]"
             try:
                 body = sqs_body(record, at)

@@ -20,7 +20,6 @@ from aws_lambda_powertools.metrics import MetricUnit
 from .config import TelemetryNames
 
 
-
 def _log_line(entry: object) -> str:
     """One JSON log line, as Powertools writes it, that stdout can always encode: a lone surrogate a
     caller sent (JSON can spell one, and a refused path or field is logged) becomes its JSON escape."""

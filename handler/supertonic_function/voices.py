@@ -50,7 +50,4 @@ def resolve_one(name: str, available: Sequence[str]) -> str:
 
 def describe_voices(available: Sequence[str]) -> list[dict[str, object]]:
     """One entry per model voice with the aliases that reach it (for ``GET /v1/voices``)."""
-    return [
-        {"id": voice, "aliases": sorted(alias for alias, target in OPENAI_VOICES.items() if target == voice)}
-        for voice in available
-    ]
+    return [{"id": voice, "aliases": sorted(alias for alias, target in OPENAI_VOICES.items() if target == voice)} for voice in available]

@@ -33,6 +33,8 @@ GRAPHS = ("duration_predictor", "text_encoder", "vector_estimator", "vocoder")
 def graph_files(model_dir: Path) -> dict[str, Path]:
     """Where the official layout keeps each graph: ``<model>/onnx/<name>.onnx``."""
     return {name: model_dir / "onnx" / f"{name}.onnx" for name in GRAPHS}
+
+
 CONFIG_FILE = "onnx/tts.json"
 INDEXER_FILE = "onnx/unicode_indexer.json"
 VOICES_DIR = "voice_styles"
@@ -155,7 +157,9 @@ def load_assets(model_dir: str | os.PathLike[str]) -> ModelAssets:
 
     tts_config = _read_json(root / CONFIG_FILE)
     if not isinstance(tts_config, dict):
-        raise ModelCorrupt(f"{root / CONFIG_FILE} holds a JSON {type(tts_config).__name__}, not an object: it is not a Supertonic tts.json. {_FIX}")
+        raise ModelCorrupt(
+            f"{root / CONFIG_FILE} holds a JSON {type(tts_config).__name__}, not an object: it is not a Supertonic tts.json. {_FIX}"
+        )
     try:
         for section, key in (("ae", "sample_rate"), ("ae", "base_chunk_size"), ("ttl", "chunk_compress_factor"), ("ttl", "latent_dim")):
             int(tts_config[section][key])
@@ -183,7 +187,9 @@ def _voice_files(directory: Path) -> dict[str, Path]:
         if ITEM_SEPARATOR in path.stem or WEIGHT_SEPARATOR in path.stem or path.stem != path.stem.strip():
             logger.warning(
                 "ignoring voice file %s: a voice name cannot hold %r or %r or start or end with a space; rename the file",
-                path, ITEM_SEPARATOR, WEIGHT_SEPARATOR,
+                path,
+                ITEM_SEPARATOR,
+                WEIGHT_SEPARATOR,
             )
             continue
         found[path.stem] = path
@@ -215,7 +221,9 @@ def _read_voice(name: str, path: Path) -> VoiceStyle:
         except (KeyError, TypeError, ValueError) as exc:
             raise VoiceFileCorrupt(f"voice file {where} has no valid {key!r} ({exc}). {_VOICE_FIX}") from None
         if array.shape[1:] != shape or array.shape[0] != 1:
-            raise VoiceFileCorrupt(f"voice file {where}: {key} has shape {list(array.shape)}, expected [1, {shape[0]}, {shape[1]}]. {_VOICE_FIX}")
+            raise VoiceFileCorrupt(
+                f"voice file {where}: {key} has shape {list(array.shape)}, expected [1, {shape[0]}, {shape[1]}]. {_VOICE_FIX}"
+            )
         if not np.isfinite(array).all():
             raise VoiceFileCorrupt(f"voice file {where}: {key} holds NaN or infinite values. {_VOICE_FIX}")
         tensors[key] = array

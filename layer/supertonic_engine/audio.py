@@ -217,8 +217,12 @@ class AudioWriter:
                 self._raw = target
         else:
             self._sound = sf.SoundFile(
-                target, mode="w", samplerate=self.file_rate, channels=1,
-                format=self.format.container, subtype=self.format.subtype,
+                target,
+                mode="w",
+                samplerate=self.file_rate,
+                channels=1,
+                format=self.format.container,
+                subtype=self.format.subtype,
             )
 
     def write(self, samples: np.ndarray) -> None:
@@ -259,9 +263,8 @@ class AudioWriter:
         if self._raw is not None and self._owns_raw:
             self._raw.close()
 
-    def __enter__(self) -> "AudioWriter":
+    def __enter__(self) -> AudioWriter:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-

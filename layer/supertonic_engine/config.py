@@ -27,6 +27,7 @@ ENV_PRECISION = "SUPERTONIC_PRECISION"
 ENV_MAX_TEXT_CHARS = "SUPERTONIC_MAX_TEXT_CHARS"
 DEFAULT_MAX_TEXT_CHARS = 100_000
 
+
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where generated stand-in models and prepared graphs live (never inside the repository)."""
     env = os.environ if env is None else env
@@ -150,7 +151,7 @@ class SessionConfig:
     log_severity: int = 3  # ORT: 0 verbose .. 4 fatal
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "SessionConfig":
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> SessionConfig:
         """Read ``SUPERTONIC_<FIELD>`` variables (e.g. ``SUPERTONIC_INTRA_OP_THREADS=2``)."""
         env = os.environ if env is None else env
         # Each value is parsed by its field's type below, so the dict mixes types; replace() checks the names.

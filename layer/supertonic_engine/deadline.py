@@ -45,7 +45,7 @@ class Deadline:
         self.chunks_done = 0
         self.chunks_total = 0
 
-    def __enter__(self) -> "Deadline":
+    def __enter__(self) -> Deadline:
         self._arm()
         return self
 

@@ -97,14 +97,9 @@ class UnsupportedCharacters(InvalidRequest):
         import unicodedata
 
         self.characters = sorted(set(characters))
-        named = ", ".join(
-            f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'UNNAMED')})" for c in self.characters[:10]
-        )
+        named = ", ".join(f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'UNNAMED')})" for c in self.characters[:10])
         more = f" and {len(self.characters) - 10} more" if len(self.characters) > 10 else ""
-        super().__init__(
-            f"the model cannot read {len(self.characters)} character(s): {named}{more}. "
-            "Remove or replace them."
-        )
+        super().__init__(f"the model cannot read {len(self.characters)} character(s): {named}{more}. Remove or replace them.")
 
 
 class InvalidSsml(InvalidRequest):
@@ -157,9 +152,7 @@ class UnknownLanguage(InvalidRequest):
     def __init__(self, lang: str, available: Iterable[str]) -> None:
         self.lang = lang
         self.available = list(available)
-        super().__init__(
-            f"language {lang!r} is not supported; use one of: {', '.join(self.available)}"
-        )
+        super().__init__(f"language {lang!r} is not supported; use one of: {', '.join(self.available)}")
 
 
 class UnsupportedFormat(InvalidRequest):
@@ -169,10 +162,7 @@ class UnsupportedFormat(InvalidRequest):
     def __init__(self, fmt: str, available: Iterable[str], reason: str = "") -> None:
         self.format = fmt
         self.available = list(available)
-        super().__init__(
-            f"audio format {fmt!r} is not available{': ' + reason if reason else ''}; "
-            f"use one of: {', '.join(self.available)}"
-        )
+        super().__init__(f"audio format {fmt!r} is not available{': ' + reason if reason else ''}; use one of: {', '.join(self.available)}")
 
 
 # --- the model or the machine is at fault -------------------------------------------------------
@@ -219,9 +209,7 @@ class DeadlineExceeded(SupertonicError):
 
     code = "deadline_exceeded"
 
-    def __init__(
-        self, budget_s: float, elapsed_s: float, done_chunks: int = 0, total_chunks: int = 0, held_back_s: float = 0.0
-    ) -> None:
+    def __init__(self, budget_s: float, elapsed_s: float, done_chunks: int = 0, total_chunks: int = 0, held_back_s: float = 0.0) -> None:
         self.budget_s = budget_s
         self.elapsed_s = elapsed_s
         self.done_chunks = done_chunks

@@ -46,8 +46,14 @@ class SpeechMark:
     estimated: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"time": self.time_ms, "type": self.type, "start": self.start, "end": self.end,
-                "value": self.value, "estimated": self.estimated}
+        return {
+            "time": self.time_ms,
+            "type": self.type,
+            "start": self.start,
+            "end": self.end,
+            "value": self.value,
+            "estimated": self.estimated,
+        }
 
 
 @dataclass(frozen=True)
@@ -61,8 +67,7 @@ class Span:
 
 def check_mark_types(value: object, field: str = "marks") -> tuple[str, ...]:
     """``["sentence", "word"]`` (or ``"sentence,word"`` from a query string or metadata) as a tuple, checked."""
-    return _choices(value, field, MARK_TYPES, "mark types", "a mark type this function makes",
-                    " (Polly's viseme and ssml are not)")
+    return _choices(value, field, MARK_TYPES, "mark types", "a mark type this function makes", " (Polly's viseme and ssml are not)")
 
 
 def check_caption_formats(value: object, field: str = "captions") -> tuple[str, ...]:
@@ -108,8 +113,16 @@ def speech_marks(script: Script, spans: Sequence[Span], types: Sequence[str]) ->
             continue
         if "sentence" in types:
             time_s, exact = clock.at(start)
-            marks.append(SpeechMark("sentence", _ms(time_s), _ms(clock.end_at(end)), *script.byte_range(a, b),
-                                    text[a:b], estimated=not (exact and exact_layout)))
+            marks.append(
+                SpeechMark(
+                    "sentence",
+                    _ms(time_s),
+                    _ms(clock.end_at(end)),
+                    *script.byte_range(a, b),
+                    text[a:b],
+                    estimated=not (exact and exact_layout),
+                )
+            )
         if "word" in types:
             marks.extend(_words(script, a, b, start, end, clock, exact_layout))
     return marks
@@ -131,8 +144,11 @@ def _words(script: Script, a: int, b: int, start: float, end: float, clock: _Clo
         if not weight or not any(c.isalnum() for c in text[x:y]):  # a dash, a symbol: a pause, not a word
             continue
         time_s, exact = clock.at(w_start)
-        marks.append(SpeechMark("word", _ms(time_s), _ms(clock.end_at(w_end)), *script.byte_range(x, y), text[x:y],
-                                estimated=not (exact and exact_layout)))
+        marks.append(
+            SpeechMark(
+                "word", _ms(time_s), _ms(clock.end_at(w_end)), *script.byte_range(x, y), text[x:y], estimated=not (exact and exact_layout)
+            )
+        )
     return marks
 
 
@@ -216,8 +232,7 @@ def captions(marks: Sequence[SpeechMark], fmt: str) -> str:
     """SubRip or WebVTT text of ``marks`` (sentence marks, word marks to cut long sentences)."""
     cues = caption_cues(marks)
     if fmt == "srt":
-        return "".join(f"{n}\n{_stamp(c.start_ms, ',')} --> {_stamp(c.end_ms, ',')}\n{c.text}\n\n"
-                       for n, c in enumerate(cues, 1))
+        return "".join(f"{n}\n{_stamp(c.start_ms, ',')} --> {_stamp(c.end_ms, ',')}\n{c.text}\n\n" for n, c in enumerate(cues, 1))
     if fmt == "vtt":
         return "WEBVTT\n\n" + "".join(f"{_stamp(c.start_ms, '.')} --> {_stamp(c.end_ms, '.')}\n{c.text}\n\n" for c in cues)
     raise InvalidParameter(f"caption format must be one of {', '.join(CAPTION_FORMATS)}, got {fmt!r}", field="format")

@@ -53,7 +53,7 @@ class SourceStamp:
     mtime_ns: int
 
     @classmethod
-    def of(cls, path: Path) -> "SourceStamp":
+    def of(cls, path: Path) -> SourceStamp:
         stat = path.stat()
         return cls(sha256=file_sha256(path), size=stat.st_size, mtime_ns=stat.st_mtime_ns)
 
@@ -131,8 +131,11 @@ def find_prepared(sources: Mapping[str, Path], directory: Path, precision: str =
     fix = f"rebuild them with `supertonic-lambda prepare-model --model {model_dir}{flag}` or delete {directory}"
     expected = {"format": FORMAT, **runtime_key(), "precision": precision}
     # Manifests written before int8 existed hold fp32 graphs and say nothing about precision.
-    differs = [f"{k} {manifest.get(k, 'fp32' if k == 'precision' else None)!r} (this process: {v!r})"
-               for k, v in expected.items() if manifest.get(k, "fp32" if k == "precision" else None) != v]
+    differs = [
+        f"{k} {manifest.get(k, 'fp32' if k == 'precision' else None)!r} (this process: {v!r})"
+        for k, v in expected.items()
+        if manifest.get(k, "fp32" if k == "precision" else None) != v
+    ]
     if differs:
         logger.warning("not using the prepared graphs in %s: made for %s; %s", directory, ", ".join(differs), fix)
         return {}

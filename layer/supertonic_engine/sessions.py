@@ -135,7 +135,10 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
     load_s = time.perf_counter() - started
     logger.info(
         "four sessions ready in %.2f s with %d intra-op threads (prepared: %s; precision %s)",
-        load_s, options.intra_op_num_threads, ", ".join(copies) or "none", config.precision,
+        load_s,
+        options.intra_op_num_threads,
+        ", ".join(copies) or "none",
+        config.precision,
     )
     return Sessions(**built, threads=options.intra_op_num_threads, load_s=load_s, prepared=tuple(copies), precision=config.precision)
 
@@ -149,12 +152,16 @@ def _int8_graphs(model_dir: Path, sources: Mapping[str, Path], config: SessionCo
     directory = prepared.prepared_dir(model_dir, env, precision="int8")
     fix = f"run `supertonic-lambda prepare-model --model {model_dir} --precision int8` or unset {ENV_PRECISION}"
     if not config.prepared:
-        raise ConfigurationError(f"{ENV_PRECISION}=int8 loads prepared graphs, which SUPERTONIC_PREPARED=0 turns off: set one or the other", field=ENV_PRECISION)
+        raise ConfigurationError(
+            f"{ENV_PRECISION}=int8 loads prepared graphs, which SUPERTONIC_PREPARED=0 turns off: set one or the other", field=ENV_PRECISION
+        )
     wanted = {name: sources[name] for name in prepared.QUANTIZED_GRAPHS}
     found = prepared.find_prepared(wanted, directory, precision="int8")
     if len(found) < len(wanted):
         missing = ", ".join(sorted(set(wanted) - set(found)))
-        raise ConfigurationError(f"{ENV_PRECISION}=int8: no int8 {missing} matching the model in {directory} (the log says why); {fix}", field=ENV_PRECISION)
+        raise ConfigurationError(
+            f"{ENV_PRECISION}=int8: no int8 {missing} matching the model in {directory} (the log says why); {fix}", field=ENV_PRECISION
+        )
     settings = prepared.quantization(directory)
     cpu = cpu_features()
     if settings.get("reduce_range") is False and not cpu.accumulates_int8_in_32_bits:

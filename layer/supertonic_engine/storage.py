@@ -26,15 +26,14 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 # boto3 itself (and botocore's config, which loads most of botocore) is imported where a client is
 # made: importing it costs about half a second of every cold start, which only S3 work should pay.
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
-from botocore.exceptions import HTTPClientError
 
 from .errors import InvalidRequest, SupertonicError
 
@@ -113,10 +112,7 @@ class ObjectTooLarge(InvalidRequest):
     def __init__(self, size: int, limit: int) -> None:
         self.size = size
         self.limit = limit
-        super().__init__(
-            f"the text object is {size:,} bytes; the limit is {limit:,} bytes. "
-            "Split it into several objects."
-        )
+        super().__init__(f"the text object is {size:,} bytes; the limit is {limit:,} bytes. Split it into several objects.")
 
 
 class TextNotUtf8(InvalidRequest):
@@ -125,9 +121,7 @@ class TextNotUtf8(InvalidRequest):
 
     def __init__(self, error: UnicodeDecodeError) -> None:
         bad = error.object[error.start : error.start + 1].hex()
-        super().__init__(
-            f"the text object is not UTF-8 (byte 0x{bad} at offset {error.start}); save it as UTF-8 text."
-        )
+        super().__init__(f"the text object is not UTF-8 (byte 0x{bad} at offset {error.start}); save it as UTF-8 text.")
 
 
 def is_transient(error: BaseException) -> bool:
@@ -454,7 +448,7 @@ class ObjectStore:
         lifetime = int(expires_s)
         expiry = _credentials_expiry(self._client)
         if expiry is not None:
-            left = int((expiry - datetime.now(timezone.utc)).total_seconds())
+            left = int((expiry - datetime.now(UTC)).total_seconds())
             lifetime = max(1, min(lifetime, left))
         url = self._client.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": key}, ExpiresIn=lifetime)
         return PresignedUrl(url, lifetime)

@@ -247,8 +247,20 @@ class Preparer:
         style = self.assets.voice(options.voice)
         # A blend is reported (and stored in a job's parts) by its canonical name: "F1:0.7,M2:0.3".
         options = options if style.name == options.voice else replace(options, voice=style.name)
-        return Prepared(text, script, tuple(chunks), tuple(langs), tuple(pauses), tail_s, options, style, audio_format(format),
-                        limits, check_mark_types(marks) if marks else (), check_caption_formats(captions) if captions else ())
+        return Prepared(
+            text,
+            script,
+            tuple(chunks),
+            tuple(langs),
+            tuple(pauses),
+            tail_s,
+            options,
+            style,
+            audio_format(format),
+            limits,
+            check_mark_types(marks) if marks else (),
+            check_caption_formats(captions) if captions else (),
+        )
 
     def _check_text(self, text: str, limits: Limits) -> None:
         """The text as sent: a string of real characters, not blank, within the lengths."""
@@ -363,8 +375,7 @@ class Engine:
         audio when it is synthesized; ``format`` is the file ``synthesize(into=...)`` will write;
         ``marks`` (``sentence``, ``word``) and ``captions`` (``srt``, ``vtt``) what else is wanted;
         ``text_type`` ``ssml`` or ``text`` (None: SSML when the text starts with ``<speak>``)."""
-        return self.preparer.prepare(text, options, limits=limits, format=format, marks=marks, captions=captions,
-                                     text_type=text_type)
+        return self.preparer.prepare(text, options, limits=limits, format=format, marks=marks, captions=captions, text_type=text_type)
 
     def stream(
         self, request: str | Prepared, options: SynthesisOptions | None = None, *, deadline: float | Deadline | None = None
@@ -481,7 +492,11 @@ class Engine:
         return timings
 
     def marks(
-        self, prepared: Prepared, types: object = None, *, timeline: list[ChunkTiming] | None = None,
+        self,
+        prepared: Prepared,
+        types: object = None,
+        *,
+        timeline: list[ChunkTiming] | None = None,
         deadline: float | Deadline | None = None,
     ) -> list[SpeechMark]:
         """Polly-style speech marks of ``types`` (default: the request's, else sentences and words)
@@ -491,8 +506,9 @@ class Engine:
         spans = [Span(t.text, t.start_s, t.end_s) for t in timings]
         return speech_marks(prepared.script, spans, kinds)
 
-    def captions(self, prepared: Prepared, fmt: str = "srt", *, timeline: list[ChunkTiming] | None = None,
-                 deadline: float | Deadline | None = None) -> str:
+    def captions(
+        self, prepared: Prepared, fmt: str = "srt", *, timeline: list[ChunkTiming] | None = None, deadline: float | Deadline | None = None
+    ) -> str:
         """SubRip (``srt``) or WebVTT (``vtt``) captions for the audio ``prepared`` makes, a cue a sentence."""
         return captions(self.marks(prepared, ("sentence", "word"), timeline=timeline, deadline=deadline), fmt)
 
@@ -609,8 +625,15 @@ class Part:
     pause_s: float  # the silence before it in the whole audio
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "text": self.text, "options": asdict(self.options), "noise": self.noise,
-                "speech_s": self.speech_s, "lang": self.lang, "pause_s": self.pause_s}
+        return {
+            "index": self.index,
+            "text": self.text,
+            "options": asdict(self.options),
+            "noise": self.noise,
+            "speech_s": self.speech_s,
+            "lang": self.lang,
+            "pause_s": self.pause_s,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Part:
@@ -618,8 +641,9 @@ class Part:
         index = int(data["index"])
         # Parts sent before languages and pauses were per chunk: the text's language, the usual silence.
         pause_s = float(data.get("pause_s", options.pause_before(index)))
-        return cls(index, str(data["text"]), options, dict(data["noise"]), float(data["speech_s"]),
-                   str(data.get("lang", options.lang)), pause_s)
+        return cls(
+            index, str(data["text"]), options, dict(data["noise"]), float(data["speech_s"]), str(data.get("lang", options.lang)), pause_s
+        )
 
 
 # Skipped draws are made in blocks of this many normals: memory stays small however long the text.

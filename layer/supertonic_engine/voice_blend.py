@@ -118,7 +118,9 @@ def _thousandths(spec: str, names: Sequence[str], weights: Sequence[float]) -> l
         shares[i] += 1
     for name, share in zip(names, shares, strict=True):
         if share == 0:
-            raise InvalidVoiceBlend(spec, f"the weight of {name!r} is under 0.05% of the total, too small to hear; raise it or leave the voice out")
+            raise InvalidVoiceBlend(
+                spec, f"the weight of {name!r} is under 0.05% of the total, too small to hear; raise it or leave the voice out"
+            )
     return shares
 
 

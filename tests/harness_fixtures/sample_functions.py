@@ -81,8 +81,11 @@ def url_tone(event, context):
     try:
         seconds = float(json.loads(body)["seconds"])
     except (ValueError, KeyError, TypeError):
-        return {"statusCode": 400, "headers": {"content-type": "application/json"},
-                "body": json.dumps({"error": "send {\"seconds\": <number>}", "got": event})}
+        return {
+            "statusCode": 400,
+            "headers": {"content-type": "application/json"},
+            "body": json.dumps({"error": 'send {"seconds": <number>}', "got": event}),
+        }
     return {
         "statusCode": 200,
         "headers": {"content-type": "audio/wav", "x-sample-path": event["rawPath"]},
@@ -94,8 +97,9 @@ def url_tone(event, context):
 
 def s3_tone(event, context):
     """An S3-triggered handler: each uploaded text becomes a tone (one second per word) and a manifest."""
-    import boto3
     from urllib.parse import unquote_plus
+
+    import boto3
 
     s3 = boto3.client("s3")
     out_bucket = os.environ["SAMPLE_OUTPUT_BUCKET"]
@@ -106,10 +110,13 @@ def s3_tone(event, context):
         text = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode()
         stem = key.rsplit(".", 1)[0]
         audio_key = f"audio/{stem}.wav"
-        s3.put_object(Bucket=out_bucket, Key=audio_key, Body=_tone_wav(len(text.split())),
-                      ContentType="audio/wav")
-        s3.put_object(Bucket=out_bucket, Key=f"audio/{stem}.json", ContentType="application/json",
-                      Body=json.dumps({"source": f"s3://{bucket}/{key}", "audio": audio_key}))
+        s3.put_object(Bucket=out_bucket, Key=audio_key, Body=_tone_wav(len(text.split())), ContentType="audio/wav")
+        s3.put_object(
+            Bucket=out_bucket,
+            Key=f"audio/{stem}.json",
+            ContentType="application/json",
+            Body=json.dumps({"source": f"s3://{bucket}/{key}", "audio": audio_key}),
+        )
         written.append(audio_key)
     return {"written": written}
 

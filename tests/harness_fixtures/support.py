@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import pytest
+
 from supertonic_harness.fronts.local import add_function_arguments
 from supertonic_harness.function.rie import FunctionSpec, RieNotFound, find_rie
 

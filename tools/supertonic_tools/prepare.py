@@ -30,10 +30,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("prepare-model", help="write prepared graphs (MatMul rewrite, optimized, pre-packed) for a model")
     p.add_argument("--model", default=None, help="model directory (default: $SUPERTONIC_MODEL_DIR)")
     p.add_argument("--out", default=None, help=f"where to write them (default: ${config.ENV_PREPARED_DIR}, else MODEL/prepared)")
-    p.add_argument("--precision", choices=config.PRECISIONS, default="fp32",
-                   help="int8 (opt-in): quantize the text encoder's and vector estimator's MatMuls, into MODEL/prepared-int8")
-    p.add_argument("--isa", choices=("auto", *INT8_TARGETS), default="auto",
-                   help="int8 settings for this CPU (auto), or for a VNNI or an AVX2-only CPU (7-bit weights) such as the one the image runs on")
+    p.add_argument(
+        "--precision",
+        choices=config.PRECISIONS,
+        default="fp32",
+        help="int8 (opt-in): quantize the text encoder's and vector estimator's MatMuls, into MODEL/prepared-int8",
+    )
+    p.add_argument(
+        "--isa",
+        choices=("auto", *INT8_TARGETS),
+        default="auto",
+        help="int8 settings for this CPU (auto), or for a VNNI or an AVX2-only CPU (7-bit weights) such as the one the image runs on",
+    )
     p.set_defaults(func=prepare_command)
 
 
@@ -44,7 +52,9 @@ def prepare_command(args: argparse.Namespace) -> int:
     try:
         from .optimize import prepare_model  # needs the onnx package
     except ModuleNotFoundError as missing:
-        raise ConfigurationError(f"prepare-model needs {missing.name}: pip install 'supertonic-lambda[prepare]' (./dev installs it)") from None
+        raise ConfigurationError(
+            f"prepare-model needs {missing.name}: pip install 'supertonic-lambda[prepare]' (./dev installs it)"
+        ) from None
 
     model_dir = resolve_model_dir(args.model)
     if model_dir is None:

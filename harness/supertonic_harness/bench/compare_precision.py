@@ -43,7 +43,6 @@ SEED = 42
 VOICE = "F1"
 
 
-
 class Thresholds(TypedDict):
     log_mel_distance_db_max: float
     rms_ratio_range: tuple[float, float]
@@ -92,8 +91,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from supertonic_engine import Engine, SynthesisOptions
-    from supertonic_tools.prepare import ensure_prepared
     from supertonic_tools.models import locate_model
+    from supertonic_tools.prepare import ensure_prepared
 
     model_dir = locate_model(args.model)
     if not args.no_prepare:
@@ -160,8 +159,18 @@ def compare(lang: str, text: str, fp32: np.ndarray, int8: np.ndarray, sample_rat
     if pauses.any() and floor_b - floor_a > THRESHOLDS["pause_floor_rise_db_max"]:
         failed.append("pause_floor")
     return SentenceResult(
-        lang, text, fp32.size / sample_rate, int8.size / sample_rate, fp32.size == int8.size, distance, rms_ratio, snr_db,
-        int(pauses.sum()), floor_a, floor_b, tuple(failed),
+        lang,
+        text,
+        fp32.size / sample_rate,
+        int8.size / sample_rate,
+        fp32.size == int8.size,
+        distance,
+        rms_ratio,
+        snr_db,
+        int(pauses.sum()),
+        floor_a,
+        floor_b,
+        tuple(failed),
     )
 
 

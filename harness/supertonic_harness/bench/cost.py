@@ -56,8 +56,16 @@ def run_cost(model_dir: Path, sides: list, runs: int, stack: ExitStack, sizes: t
     for memory_mb in sizes:
         share = lambda_cpus(memory_mb)
         if share > cores:
-            rows += [{"memory_mb": memory_mb, "side": side.label, "vcpu_share": share, "measured": False,
-                      "why": f"its {share:g} vCPU share is more than this machine's {cores} cores"} for side in sides]
+            rows += [
+                {
+                    "memory_mb": memory_mb,
+                    "side": side.label,
+                    "vcpu_share": share,
+                    "measured": False,
+                    "why": f"its {share:g} vCPU share is more than this machine's {cores} cores",
+                }
+                for side in sides
+            ]
             continue
         spawner = Spawner(model_dir, lambda_threads(memory_mb), f"lambda-{memory_mb}", stack)
         workers = {side.label: spawner.start(side, {"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(memory_mb)}) for side in sides}
@@ -71,18 +79,28 @@ def run_cost(model_dir: Path, sides: list, runs: int, stack: ExitStack, sizes: t
             synth = statistics.median(r["synth_s"] for r in timed[label])
             audio_s = timed[label][0]["audio_s"]
             per_request = request_usd(memory_mb, synth)
-            rows.append({
-                "memory_mb": memory_mb, "side": label, "vcpu_share": share, "threads": spawner.threads, "measured": True,
-                "rtf": synth / audio_s, "synth_s": synth, "audio_s": audio_s, "chars": chars,
-                "latency_300_s": statistics.median(latency[label]), "cold_start_s": worker.ready["cold_start_s"],
-                "peak_rss_mb": max(r["peak_rss_mb"] for r in timed[label]),
-                "usd_per_m_chars": per_request / chars * 1e6,
-                "usd_per_audio_hour": per_request / audio_s * 3600,
-                "usd_per_cold_start": request_usd(memory_mb, worker.ready["cold_start_s"]) - USD_PER_REQUEST,
-                "chars_per_audio_s": chars / audio_s,
-                # The template's longest synchronous text at this RTF, against its synthesis budget.
-                "longest_sync_s": synth / audio_s * sync_chars / (chars / audio_s),
-            })
+            rows.append(
+                {
+                    "memory_mb": memory_mb,
+                    "side": label,
+                    "vcpu_share": share,
+                    "threads": spawner.threads,
+                    "measured": True,
+                    "rtf": synth / audio_s,
+                    "synth_s": synth,
+                    "audio_s": audio_s,
+                    "chars": chars,
+                    "latency_300_s": statistics.median(latency[label]),
+                    "cold_start_s": worker.ready["cold_start_s"],
+                    "peak_rss_mb": max(r["peak_rss_mb"] for r in timed[label]),
+                    "usd_per_m_chars": per_request / chars * 1e6,
+                    "usd_per_audio_hour": per_request / audio_s * 3600,
+                    "usd_per_cold_start": request_usd(memory_mb, worker.ready["cold_start_s"]) - USD_PER_REQUEST,
+                    "chars_per_audio_s": chars / audio_s,
+                    # The template's longest synchronous text at this RTF, against its synthesis budget.
+                    "longest_sync_s": synth / audio_s * sync_chars / (chars / audio_s),
+                }
+            )
             rows[-1]["fits_timeout"] = rows[-1]["longest_sync_s"] <= budget_s
             worker.close()
     measured = [r for r in rows if r["measured"]]
@@ -147,7 +165,8 @@ def format_cost_table(report: dict) -> list[str]:
             f"{r['longest_sync_s']:>9.0f}{'' if r['fits_timeout'] else '!'}"
         )
     lines.append(
-        "Amazon Polly: " + ", ".join(f"{k} ${v:.0f}/1M chars (${polly_hour[k]:.2f}/audio h)" for k, v in polly.items())
+        "Amazon Polly: "
+        + ", ".join(f"{k} ${v:.0f}/1M chars (${polly_hour[k]:.2f}/audio h)" for k, v in polly.items())
         + " (audio hours at this text's characters per audio second)"
     )
     limits = report["sync_limits"]
@@ -156,8 +175,11 @@ def format_cost_table(report: dict) -> list[str]:
         f"! marks sizes where it would not finish in {limits['synthesis_budget_s']:.0f} s (Timeout minus the deadline margin)"
     )
     for side, pick in report["recommended"].items():
-        lines.append(f"recommended for {side}: {pick['memory_mb']} MB ({pick['rule']})" if pick
-                     else f"recommended for {side}: none (no size fits the timeout)")
+        lines.append(
+            f"recommended for {side}: {pick['memory_mb']} MB ({pick['rule']})"
+            if pick
+            else f"recommended for {side}: none (no size fits the timeout)"
+        )
     lines.append("(synthesis only: encoding, S3 and cold starts are extra; a cold start costs its init time at the same rate)")
     return lines
 
@@ -173,7 +195,9 @@ def draw_cost_chart(report: dict, path: Path) -> None:
         rows = [r for r in report["cost_rows"] if r["side"] == side and r["measured"]]
         ax.plot([r["latency_300_s"] for r in rows], [r["usd_per_m_chars"] for r in rows], "o", label=f"Lambda, {side}")
         for r in rows:
-            ax.annotate(f"{r['memory_mb']} MB", (r["latency_300_s"], r["usd_per_m_chars"]), textcoords="offset points", xytext=(4, 4), fontsize=7)
+            ax.annotate(
+                f"{r['memory_mb']} MB", (r["latency_300_s"], r["usd_per_m_chars"]), textcoords="offset points", xytext=(4, 4), fontsize=7
+            )
     for (name, price), style in zip(report["prices"]["polly_usd_per_m_chars"].items(), (":", "--", "-."), strict=True):
         ax.axhline(price, color="grey", linestyle=style, label=f"Polly {name} ${price:.0f}")
     ax.set_yscale("log")

@@ -38,7 +38,9 @@ FANOUT_CONCURRENCY = (1, 2)
 FANOUT_PROFILE = "lambda-2048"
 VOICE = "M1"
 SEED = 7
-FORMAT = "wav"  # the default; mp3 encodes at ~13 ms per audio second, which a 100,000-character job cannot fit in one assembly at Timeout 120
+FORMAT = (
+    "wav"  # the default; mp3 encodes at ~13 ms per audio second, which a 100,000-character job cannot fit in one assembly at Timeout 120
+)
 
 
 @dataclass(frozen=True)
@@ -62,13 +64,16 @@ def parse_cases(spec: str | None) -> list[FanoutCase]:
     return cases
 
 
-def run_fanout(model: str, *, cases: list[FanoutCase], concurrency: tuple[int, ...], profile: str = FANOUT_PROFILE,
-               timeout_s: int | None = None) -> dict[str, Any]:
+def run_fanout(
+    model: str, *, cases: list[FanoutCase], concurrency: tuple[int, ...], profile: str = FANOUT_PROFILE, timeout_s: int | None = None
+) -> dict[str, Any]:
     """Every case at every concurrency; one local function per concurrency, its first case cold."""
     runs = []
     for workers in concurrency:
-        args = _function_arguments(["--profile", profile, "--model", model, "--concurrency", str(workers)]
-                                   + (["--timeout", str(timeout_s)] if timeout_s is not None else []))
+        args = _function_arguments(
+            ["--profile", profile, "--model", model, "--concurrency", str(workers)]
+            + (["--timeout", str(timeout_s)] if timeout_s is not None else [])
+        )
         with start_local_function(args, need_s3=True, on_batch=_progress) as local:
             for case in cases:
                 runs.append(run_case(local, case, workers))
@@ -137,8 +142,9 @@ def _part_record(invocation: Invocation, entry: dict[str, Any] | None, assembled
     return record if entry else record | {"error": invocation.error_type}
 
 
-def summarize_run(case: FanoutCase, workers: int, chars: int, wall_s: float, planner: Any, batches: list[Batch],
-                  manifest: dict[str, Any] | None) -> dict[str, Any]:
+def summarize_run(
+    case: FanoutCase, workers: int, chars: int, wall_s: float, planner: Any, batches: list[Batch], manifest: dict[str, Any] | None
+) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     assembly: dict[str, Any] | None = None
     for batch in batches:
@@ -148,8 +154,12 @@ def summarize_run(case: FanoutCase, workers: int, chars: int, wall_s: float, pla
         rendered: list[dict[str, Any] | None] = [*logged.get("part rendered", [])] or [None]
         parts.extend(_part_record(invocation, entry, "job assembled" in logged) for entry in rendered)
         for entry in logged.get("job assembled", []):
-            assembly = {"assembly_ms": entry.get("assembly_ms"), "peak_rss_mb": round(invocation.peak_rss_mb, 1),
-                        "cgroup_peak_mb": invocation.cgroup_peak_mb, "duration_ms": invocation.duration_ms}
+            assembly = {
+                "assembly_ms": entry.get("assembly_ms"),
+                "peak_rss_mb": round(invocation.peak_rss_mb, 1),
+                "cgroup_peak_mb": invocation.cgroup_peak_mb,
+                "duration_ms": invocation.duration_ms,
+            }
     plain = [p for p in parts if p["synth_ms"] and not p["assembled"] and p["outcome"] == Outcome.SUCCESS.value]
     overheads = [(p["duration_ms"] - p["synth_ms"]) / p["synth_ms"] for p in plain if p["duration_ms"]]
     billed = sum(p["billed_ms"] or 0 for p in parts) + (planner.billed_ms or 0)
@@ -163,8 +173,13 @@ def summarize_run(case: FanoutCase, workers: int, chars: int, wall_s: float, pla
         "audio_s": (manifest or {}).get("duration_s"),
         "parts_total": (manifest or {}).get("parts_total"),
         "parts_invocations": len(parts),
-        "planner": {"duration_ms": planner.duration_ms, "billed_ms": planner.billed_ms, "cold": planner.cold_start,
-                    "init_ms": planner.init_ms, "outcome": planner.outcome.value},
+        "planner": {
+            "duration_ms": planner.duration_ms,
+            "billed_ms": planner.billed_ms,
+            "cold": planner.cold_start,
+            "init_ms": planner.init_ms,
+            "outcome": planner.outcome.value,
+        },
         "billed_ms_total": billed,
         "overhead_per_part": {
             "median": round(statistics.median(overheads), 4) if overheads else None,
@@ -232,22 +247,28 @@ def measured_from(runs: list[dict[str, Any]]) -> Measured | None:
 def _run_line(run: dict[str, Any]) -> str:
     over = run["overhead_per_part"]["median"]
     asm = run["assembly"] or {}
-    return (f"{run['case']} c={run['concurrency']}: {run['status']} in {run['wall_s']:.1f} s wall, "
-            f"{run['parts_total']} parts, audio {run['audio_s']} s, billed {run['billed_ms_total'] / 1000:.1f} s, "
-            f"overhead/part {over if over is None else f'{over:.1%}'}, assembly {asm.get('assembly_ms')} ms "
-            f"at peak RSS {asm.get('peak_rss_mb')} MB")
+    return (
+        f"{run['case']} c={run['concurrency']}: {run['status']} in {run['wall_s']:.1f} s wall, "
+        f"{run['parts_total']} parts, audio {run['audio_s']} s, billed {run['billed_ms_total'] / 1000:.1f} s, "
+        f"overhead/part {over if over is None else f'{over:.1%}'}, assembly {asm.get('assembly_ms')} ms "
+        f"at peak RSS {asm.get('peak_rss_mb')} MB"
+    )
 
 
 def format_fanout(report: dict[str, Any]) -> list[str]:
-    lines = [f"fan-out through RIE, profile {report['profile']}, model {report['model']} ({report['note']})",
-             f"{'case':<18} {'conc':>4} {'status':>7} {'parts':>6} {'audio s':>8} {'wall s':>7} {'billed s':>9} "
-             f"{'ovh med':>8} {'ovh max':>8} {'asm ms':>7} {'asm RSS':>8}"]
+    lines = [
+        f"fan-out through RIE, profile {report['profile']}, model {report['model']} ({report['note']})",
+        f"{'case':<18} {'conc':>4} {'status':>7} {'parts':>6} {'audio s':>8} {'wall s':>7} {'billed s':>9} "
+        f"{'ovh med':>8} {'ovh max':>8} {'asm ms':>7} {'asm RSS':>8}",
+    ]
     for r in report["runs"]:
         o, a = r["overhead_per_part"], r["assembly"] or {}
-        lines.append(f"{r['case']:<18} {r['concurrency']:>4} {str(r['status']):>7} {str(r['parts_total']):>6} "
-                     f"{r['audio_s'] or 0:>8.1f} {r['wall_s']:>7.1f} {r['billed_ms_total'] / 1000:>9.1f} "
-                     f"{_pct(o['median']):>8} {_pct(o['max']):>8} {str(a.get('assembly_ms')):>7} "
-                     f"{str(a.get('peak_rss_mb')):>8}")
+        lines.append(
+            f"{r['case']:<18} {r['concurrency']:>4} {str(r['status']):>7} {str(r['parts_total']):>6} "
+            f"{r['audio_s'] or 0:>8.1f} {r['wall_s']:>7.1f} {r['billed_ms_total'] / 1000:>9.1f} "
+            f"{_pct(o['median']):>8} {_pct(o['max']):>8} {str(a.get('assembly_ms')):>7} "
+            f"{str(a.get('peak_rss_mb')):>8}"
+        )
     if report["simulation"]:
         from .fanout_sim import Simulated
 

@@ -111,17 +111,17 @@ def _time_to_reach(workers: int, concurrency: int) -> float:
     return (workers - SQS_START_CONCURRENCY) * 60.0 / SQS_ADDED_PER_MINUTE
 
 
-def simulate_grid(measured: Measured, chars: Sequence[int] = SIM_CHARS,
-                  concurrency: Sequence[int] = SIM_CONCURRENCY) -> list[Simulated]:
+def simulate_grid(measured: Measured, chars: Sequence[int] = SIM_CHARS, concurrency: Sequence[int] = SIM_CONCURRENCY) -> list[Simulated]:
     return [simulate(measured, n, c) for n in chars for c in concurrency]
 
 
 def format_simulation(rows: Sequence[Simulated]) -> list[str]:
     polly = ", ".join(f"{name} ${usd:g}" for name, usd in POLLY_USD_PER_M_CHARS.items() if name in ("standard", "neural"))
-    lines = [f"{'chars':>10} {'concurrency':>11} {'parts':>6} {'cold':>5} {'wall s':>8} {'GB-s':>9} "
-             f"{'USD':>8} {'USD/M chars':>11}"]
+    lines = [f"{'chars':>10} {'concurrency':>11} {'parts':>6} {'cold':>5} {'wall s':>8} {'GB-s':>9} {'USD':>8} {'USD/M chars':>11}"]
     for r in rows:
-        lines.append(f"{r.chars:>10,} {r.concurrency:>11,} {r.parts:>6,} {r.cold_starts:>5,} {r.wall_s:>8,.1f} "
-                     f"{r.billed_gb_s:>9,.1f} {r.usd:>8.4f} {r.usd_per_m_chars:>11.3f}")
+        lines.append(
+            f"{r.chars:>10,} {r.concurrency:>11,} {r.parts:>6,} {r.cold_starts:>5,} {r.wall_s:>8,.1f} "
+            f"{r.billed_gb_s:>9,.1f} {r.usd:>8.4f} {r.usd_per_m_chars:>11.3f}"
+        )
     lines.append(f"Amazon Polly per million characters: {polly}")
     return lines

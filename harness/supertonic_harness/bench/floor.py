@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from supertonic_engine.assets import graph_files
 
 
@@ -59,9 +60,11 @@ def measure_gemm_gflops(threads: int, seconds: float = 1.5) -> float:
     m, k, n = 400, 512, 2048
     weight = numpy_helper.from_array(np.random.default_rng(0).standard_normal((k, n)).astype(np.float32), "w")
     graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["y"])], "gemm",
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        "gemm",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])], initializer=[weight],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        initializer=[weight],
     )
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads

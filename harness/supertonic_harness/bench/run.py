@@ -76,26 +76,40 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("bench", help="measure cold start, RSS, RTF and chars/s (optionally against the official package)")
     p.add_argument("--model", default="full", help="tiny, full (stand-ins) or a model directory (default: full)")
     p.add_argument("--vs-official", action="store_true", help="also run the official supertonic package, alternating A B A B")
-    p.add_argument("--variant", action="append", default=[], metavar="LABEL:VAR=VALUE[,VAR=VALUE]",
-                   help="also run this engine with these settings, e.g. stock:SUPERTONIC_PREPARED=0 (repeatable)")
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="LABEL:VAR=VALUE[,VAR=VALUE]",
+        help="also run this engine with these settings, e.g. stock:SUPERTONIC_PREPARED=0 (repeatable)",
+    )
     p.add_argument("--suite", choices=SUITES, default=None, help="quick, summary, standard (default) or full (default with --vs-official)")
     p.add_argument("--runs", type=int, default=None, help="repetitions per case (default from the suite)")
     p.add_argument("--threads", type=int, default=2, help="intra-op threads for every side")
-    p.add_argument("--prepare", action="store_true",
-                   help="first write the model's prepared graphs if they are missing or stale, as the image build does")
+    p.add_argument(
+        "--prepare",
+        action="store_true",
+        help="first write the model's prepared graphs if they are missing or stale, as the image build does",
+    )
     p.add_argument("--profile", default=None, help="run the workers under a harness limit profile (2vcpu-2gb, lambda-2048, lambda-<MB>)")
     p.add_argument("--soak", type=int, default=0, metavar="N", help="instead: N warm requests to this engine, RSS after each")
     p.add_argument("--memory-scaling", action="store_true", help="instead: peak RSS of streamed texts of 300 to 30,000 characters")
-    p.add_argument("--cost", action="store_true",
-                   help="instead: RTF, latency, cold start and USD per million characters at each Lambda memory size, under its CPU share")
-    p.add_argument("--memory-sizes", default=None, metavar="MB,MB,...", help="the sizes --cost runs (default: 1024,1536,1769,2048,3008,3538)")
-    p.add_argument("--fanout", action="store_true",
-                   help="instead: long jobs rendered in parts through RIE at --concurrency 1 and 2 (profile lambda-2048), "
-                        "then simulated on Lambda at concurrency 10 to 1,000")
-    p.add_argument("--fanout-cases", default=None, metavar="CHARS:STEPS,...",
-                   help="the --fanout texts (default: 20000:8,100000:2)")
-    p.add_argument("--concurrency", default="1,2", metavar="N,N",
-                   help="sandboxes for --fanout, one run each (default: 1,2)")
+    p.add_argument(
+        "--cost",
+        action="store_true",
+        help="instead: RTF, latency, cold start and USD per million characters at each Lambda memory size, under its CPU share",
+    )
+    p.add_argument(
+        "--memory-sizes", default=None, metavar="MB,MB,...", help="the sizes --cost runs (default: 1024,1536,1769,2048,3008,3538)"
+    )
+    p.add_argument(
+        "--fanout",
+        action="store_true",
+        help="instead: long jobs rendered in parts through RIE at --concurrency 1 and 2 (profile lambda-2048), "
+        "then simulated on Lambda at concurrency 10 to 1,000",
+    )
+    p.add_argument("--fanout-cases", default=None, metavar="CHARS:STEPS,...", help="the --fanout texts (default: 20000:8,100000:2)")
+    p.add_argument("--concurrency", default="1,2", metavar="N,N", help="sandboxes for --fanout, one run each (default: 1,2)")
     p.add_argument("--steps", type=int, default=2, help="steps for --soak and --memory-scaling (memory does not depend on them)")
     p.add_argument("--ort-profile", action="store_true", help="also report ONNX Runtime's time per operator for the summary case")
     p.add_argument("--json", dest="json_path", default="bench.json", help="where to write the full results")
@@ -148,8 +162,7 @@ def run_fanout_command(args: argparse.Namespace) -> int:
     from .fanout import format_fanout, parse_cases, run_fanout
 
     concurrency = tuple(int(n) for n in args.concurrency.split(","))
-    report = run_fanout(args.model, cases=parse_cases(args.fanout_cases), concurrency=concurrency,
-                        profile=args.profile or "lambda-2048")
+    report = run_fanout(args.model, cases=parse_cases(args.fanout_cases), concurrency=concurrency, profile=args.profile or "lambda-2048")
     print("\n".join(format_fanout(report)))
     Path(args.json_path).write_text(json.dumps(report, indent=2, ensure_ascii=False))
     print(f"\nwrote {args.json_path}")
@@ -235,7 +248,6 @@ class Spawner:
         self.load_average = os.getloadavg()[0]  # before any worker adds to it
         warm_page_cache(model_dir)
 
-
     def cpu_share(self) -> float:
         """The fraction of ``threads`` cores the profile's CPU quota grants (1 without a profile):
         the GEMM rate is measured outside the limits, the floor must be that of the workers."""
@@ -259,8 +271,17 @@ class Spawner:
             warm_page_cache(self.model_dir)  # the timed workers all start from a warm cache
 
     def start(self, side: Side, extra_env: dict[str, str] | None = None) -> Worker:
-        argv = [sys.executable, "-m", "supertonic_harness.bench.worker", "--side", side.kind,
-                "--model", str(self.model_dir), "--threads", str(self.threads)]
+        argv = [
+            sys.executable,
+            "-m",
+            "supertonic_harness.bench.worker",
+            "--side",
+            side.kind,
+            "--model",
+            str(self.model_dir),
+            "--threads",
+            str(self.threads),
+        ]
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "SUPERTONIC_INTRA_OP_THREADS": str(self.threads), **side.env, **(extra_env or {})}
         popen: _WorkerPipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True, "env": env}
         limits = None
@@ -319,8 +340,10 @@ def run_bench(spawner: Spawner, sides: list[Side], suite: str, runs: int | None,
         **context(spawner, runs, gemm),
         "suite": suite,
         "reference_side": reference,
-        "sides": {label: {"kind": w.side.kind, "env": w.side.env, **w.ready, "cold_read_mb": cold_reads[label] / 2**20}
-                  for label, w in workers.items()},
+        "sides": {
+            label: {"kind": w.side.kind, "env": w.side.env, **w.ready, "cold_read_mb": cold_reads[label] / 2**20}
+            for label, w in workers.items()
+        },
         "rows": [summarize(case, label, flops, gemm) for case in cases for label in workers],
     }
     report["summary"] = summary(report, cases)
@@ -334,8 +357,7 @@ def compare_audio(scratch: Path, labels: list[str], reference: str) -> dict[str,
     audio = {label: np.load(scratch / f"{label.replace(':', '_')}.npy") for label in labels}
     ref = audio[reference]
     return {
-        label: float(np.max(np.abs(a - ref))) if a.shape == ref.shape else float("inf")
-        for label, a in audio.items() if label != reference
+        label: float(np.max(np.abs(a - ref))) if a.shape == ref.shape else float("inf") for label, a in audio.items() if label != reference
     }
 
 
@@ -358,13 +380,19 @@ def summarize(case: Case, side: str, flops: FlopModel, gemm_gflops: float) -> di
     peak = [r["peak_rss_mb"] for r in runs]
     synth = statistics.median(r["synth_s"] for r in runs)
     row = {
-        "side": side, "lang": case.lang, "chars": case.chars, "steps": case.steps,
+        "side": side,
+        "lang": case.lang,
+        "chars": case.chars,
+        "steps": case.steps,
         "audio_s": runs[0]["audio_s"],
-        "rtf_median": statistics.median(rtf), "rtf_min": min(rtf), "rtf_max": max(rtf),
+        "rtf_median": statistics.median(rtf),
+        "rtf_min": min(rtf),
+        "rtf_max": max(rtf),
         "rtf_spread": (max(rtf) - min(rtf)) / statistics.median(rtf),
         "synth_s_median": synth,
         "chars_per_s": case.chars / synth,
-        "peak_rss_mb_median": statistics.median(peak), "peak_rss_mb_max": max(peak),
+        "peak_rss_mb_median": statistics.median(peak),
+        "peak_rss_mb_max": max(peak),
     }
     if "cgroup_peak_mb" in runs[0]:
         row["cgroup_peak_mb_max"] = max(r["cgroup_peak_mb"] for r in runs)
@@ -417,9 +445,7 @@ def summary(report: dict, cases: list[Case]) -> dict:
         out["official_peak_rss_mb"] = official["peak_rss_mb_median"]
         out["official_idle_rss_mb"] = report["sides"]["official"]["idle_rss_mb"]
         out["official_cold_start_s"] = report["sides"]["official"]["cold_start_s"]
-        out["max_abs_diff_vs_official"] = max(
-            (r["max_abs_diff_vs_reference"] for r in report["rows"] if r["side"] == "ours"), default=None
-        )
+        out["max_abs_diff_vs_official"] = max((r["max_abs_diff_vs_reference"] for r in report["rows"] if r["side"] == "ours"), default=None)
     # Each variant against this engine's defaults, in the same alternation: the ratios the levers are judged by.
     out["variants"] = {
         label: {
@@ -436,7 +462,8 @@ def summary(report: dict, cases: list[Case]) -> dict:
             # Run i of each side ran back to back, so their ratio is the least disturbed by a busy machine.
             "speedup_pairs": [a["synth_s"] / b["synth_s"] for a, b in zip(case.runs["ours"], case.runs[label], strict=True)],
         }
-        for label, row in rows.items() if label.startswith("ours:")
+        for label, row in rows.items()
+        if label.startswith("ours:")
     }
     for variant in out["variants"].values():
         variant["speedup_pairs_median"] = statistics.median(variant["speedup_pairs"])
@@ -468,11 +495,15 @@ def run_soak(spawner: Spawner, sides: list[Side], requests: int, steps: int) -> 
             progress.update(i + 1, side.label)
         progress.close()
         window = max(1, requests // 10)
-        settled = statistics.median(rss[window: 2 * window] or rss)  # after the first tenth: arenas have grown
+        settled = statistics.median(rss[window : 2 * window] or rss)  # after the first tenth: arenas have grown
         final = statistics.median(rss[-window:])
         out["soak"][side.label] = {
-            "idle_rss_mb": worker.ready["idle_rss_mb"], "settled_rss_mb": settled, "final_rss_mb": final,
-            "drift": (final - settled) / settled, "max_rss_mb": max(rss), "rss_after_each_mb": [round(x, 1) for x in rss],
+            "idle_rss_mb": worker.ready["idle_rss_mb"],
+            "settled_rss_mb": settled,
+            "final_rss_mb": final,
+            "drift": (final - settled) / settled,
+            "max_rss_mb": max(rss),
+            "rss_after_each_mb": [round(x, 1) for x in rss],
         }
     return out
 
@@ -486,8 +517,15 @@ def run_memory_scaling(spawner: Spawner, sides: list[Side], steps: int) -> dict:
         for chars in SCALING_CHARS:
             text = long_text(chars, "en")
             result = worker.request(text=text, lang="en", voice=VOICE, steps=steps, seed=0)
-            points.append({"chars": len(text), "audio_s": result["audio_s"], "synth_s": result["synth_s"],
-                           "peak_rss_mb": result["peak_rss_mb"], "cgroup_peak_mb": result.get("cgroup_peak_mb")})
+            points.append(
+                {
+                    "chars": len(text),
+                    "audio_s": result["audio_s"],
+                    "synth_s": result["synth_s"],
+                    "peak_rss_mb": result["peak_rss_mb"],
+                    "cgroup_peak_mb": result.get("cgroup_peak_mb"),
+                }
+            )
             print(f"{side.label}: {len(text)} chars -> peak RSS {result['peak_rss_mb']:.0f} MB", file=sys.stderr)
         out["memory_scaling"][side.label] = {"idle_rss_mb": worker.ready["idle_rss_mb"], "points": points}
     return out
@@ -505,6 +543,7 @@ def warm_page_cache(model_dir: Path) -> None:
 
 def machine_facts() -> dict:
     import onnxruntime as ort
+
     from supertonic_engine.cpu import cpu_features
 
     cpu = "unknown"
@@ -513,9 +552,15 @@ def machine_facts() -> dict:
     except (OSError, StopIteration):
         pass
     return {
-        "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release(),
-        "onnxruntime": ort.__version__, "numpy": np.__version__, "date": time.strftime("%Y-%m-%d"),
-        "cpu_flags": list(cpu_features().flags), "int8_isa": cpu_features().int8_isa,
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+        "onnxruntime": ort.__version__,
+        "numpy": np.__version__,
+        "date": time.strftime("%Y-%m-%d"),
+        "cpu_flags": list(cpu_features().flags),
+        "int8_isa": cpu_features().int8_isa,
     }
 
 

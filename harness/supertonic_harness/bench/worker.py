@@ -53,7 +53,9 @@ class OursSide:
     def facts(self) -> dict:
         sessions = self.engine.sessions
         return {
-            "prepared": list(sessions.prepared), "threads": sessions.threads, "model_kind": self.engine.model_kind,
+            "prepared": list(sessions.prepared),
+            "threads": sessions.threads,
+            "model_kind": self.engine.model_kind,
             "precision": self.engine.precision,
         }
 
@@ -62,7 +64,9 @@ class OursSide:
         from supertonic_engine import SynthesisOptions
         from supertonic_engine.text.unicode import model_text
 
-        options = SynthesisOptions(voice=request["voice"], lang=request["lang"], steps=request["steps"], seed=request["seed"], normalize=False)
+        options = SynthesisOptions(
+            voice=request["voice"], lang=request["lang"], steps=request["steps"], seed=request["seed"], normalize=False
+        )
         pieces = self.engine.stream(request["text"], options)
         for piece in pieces:
             timing = piece.timing
@@ -103,7 +107,9 @@ class OfficialSide:
 
         np.random.seed(request["seed"])  # the official package samples noise from the global generator
         wav, _ = self.tts.synthesize(
-            request["text"], voice_style=self.tts.get_voice_style(request["voice"]), total_steps=request["steps"],
+            request["text"],
+            voice_style=self.tts.get_voice_style(request["voice"]),
+            total_steps=request["steps"],
             lang=request["lang"],
         )
         yield wav.reshape(-1), 0, 0
@@ -158,10 +164,19 @@ def main(argv: list[str] | None = None) -> int:
     imported = time.perf_counter()
     side = SIDES[args.side](args.model, args.threads)
     ready = time.perf_counter()
-    print(json.dumps({
-        "ready": True, "import_s": imported - _started, "load_s": ready - imported, "init_read_bytes": read_bytes(os.getpid()),
-        **{f"idle_{key}": value for key, value in memory().items()}, **side.facts(),
-    }), flush=True)
+    print(
+        json.dumps(
+            {
+                "ready": True,
+                "import_s": imported - _started,
+                "load_s": ready - imported,
+                "init_read_bytes": read_bytes(os.getpid()),
+                **{f"idle_{key}": value for key, value in memory().items()},
+                **side.facts(),
+            }
+        ),
+        flush=True,
+    )
     for line in sys.stdin:
         request = json.loads(line)
         if request.get("op") == "ort_profile":

@@ -59,9 +59,7 @@ def deliver(sandbox: Sandbox, event: Mapping[str, Any], *, retries: int = ASYNC_
     return delivery
 
 
-def deliver_concurrently(
-    sandboxes: Sequence[Sandbox], event: Mapping[str, Any], *, retries: int = ASYNC_RETRIES
-) -> list[Delivery]:
+def deliver_concurrently(sandboxes: Sequence[Sandbox], event: Mapping[str, Any], *, retries: int = ASYNC_RETRIES) -> list[Delivery]:
     """The same event delivered to each sandbox at once (each with its own retries), as Lambda may."""
     deliveries = [Delivery() for _ in sandboxes]
     start = threading.Barrier(len(sandboxes))

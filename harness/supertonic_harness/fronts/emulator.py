@@ -55,10 +55,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_function_arguments(parser)
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"function URL port (default {DEFAULT_PORT})")
-    parser.add_argument("--rie-port", type=int, default=DEFAULT_RIE_PORT,
-                        help=f"RIE Invoke API port (default {DEFAULT_RIE_PORT}, as in the AWS docs)")
-    parser.add_argument("--upload", type=Path, action="append", default=[], metavar="FILE",
-                        help="upload FILE to the S3 trigger's bucket and invoke with its S3 event (repeatable)")
+    parser.add_argument(
+        "--rie-port", type=int, default=DEFAULT_RIE_PORT, help=f"RIE Invoke API port (default {DEFAULT_RIE_PORT}, as in the AWS docs)"
+    )
+    parser.add_argument(
+        "--upload",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="upload FILE to the S3 trigger's bucket and invoke with its S3 event (repeatable)",
+    )
     parser.add_argument("--no-serve", action="store_true", help="exit after the uploads instead of serving")
     # Not --verbose: that is the top-level flag (supertonic-lambda -v emulate), which a
     # subcommand flag of the same name would silently reset.
@@ -122,8 +129,7 @@ class FunctionUrlServer(ThreadingHTTPServer):
         if before is None or now is None or self.local.s3 is None:
             return
         events = [
-            s3_put_event(bucket, key, len(self.local.s3.fetch(bucket, key).body), etag,
-                         region=self.local.sandbox.function.region)
+            s3_put_event(bucket, key, len(self.local.s3.fetch(bucket, key).body), etag, region=self.local.sandbox.function.region)
             for bucket, key, etag in sorted(now - before)
             if any(trigger.fires_for(bucket, key) for trigger in self.local.triggers)
         ]
@@ -257,8 +263,7 @@ def run(args: argparse.Namespace) -> int:
                     print(f"  job {folder}: {progress}", flush=True)
 
     try:
-        local = start_local_function(args, rie_port=args.rie_port, echo=echo, need_s3=bool(args.upload),
-                                     on_batch=on_batch)
+        local = start_local_function(args, rie_port=args.rie_port, echo=echo, need_s3=bool(args.upload), on_batch=on_batch)
     except (RieNotFound, FileNotFoundError, OSError, ValueError) as error:
         print(f"supertonic-lambda emulate: {error}", file=sys.stderr)
         return 2
@@ -271,14 +276,16 @@ def run(args: argparse.Namespace) -> int:
         if local.s3 is not None:
             print(f"S3 (moto): {local.s3.endpoint_url}")
         for mapping in local.mappings:
-            print(f"SQS event source mapping: {mapping.queue_name} -> {len(mapping.sandboxes)} sandbox(es), "
-                  f"batch size {mapping.trigger.batch_size}")
+            print(
+                f"SQS event source mapping: {mapping.queue_name} -> {len(mapping.sandboxes)} sandbox(es), "
+                f"batch size {mapping.trigger.batch_size}"
+            )
         status = _uploads(local, args.upload)
         if args.no_serve:
             return status
         server = FunctionUrlServer(local, args.port).start()
         print(f"Invoke API: curl {local.sandbox.invoke_url} -d '{{}}'")
-        print(f"function URL: curl {server.url} -d '{{\"text\":\"안녕하세요\"}}' -o out.wav")
+        print(f'function URL: curl {server.url} -d \'{{"text":"안녕하세요"}}\' -o out.wav')
         print(f"playground: open {server.url} in a browser")
         print("Ctrl-C to stop", flush=True)
         try:
@@ -307,7 +314,7 @@ def _uploads(local: LocalFunction, paths: list[Path]) -> int:
         print(f"upload {path} -> s3://{trigger.bucket}/{key}: {summarize(delivery.final)}")
         if delivery.retries:
             print(f"  {delivery.describe()}")
-        batches = [b for m, n in zip(local.mappings, batches_before) for b in m.batches[n:]]
+        batches = [b for m, n in zip(local.mappings, batches_before, strict=True) for b in m.batches[n:]]
         if batches:
             print(f"  queues drained: {batches_summary(batches)}; wall {time.monotonic() - started:.1f} s")
         for uri in written:

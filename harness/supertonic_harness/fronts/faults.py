@@ -124,11 +124,7 @@ class FaultSchedule:
         """Request numbers 1..``requests`` each get a fault with probability ``rate``, its kind drawn
         from ``kinds``: the same seed gives the same schedule, so a failing run can be replayed."""
         draw = random.Random(seed)  # a replayable test schedule, not a secret  # nosec B311
-        rules = tuple(
-            Rule(draw.choice(kinds), request=number)
-            for number in range(1, requests + 1)
-            if draw.random() < rate
-        )
+        rules = tuple(Rule(draw.choice(kinds), request=number) for number in range(1, requests + 1) if draw.random() < rate)
         return cls(rules, max_faults=max_faults, seed=seed)
 
     def describe(self) -> str:
@@ -157,8 +153,13 @@ def s3_operation(method: str, path: str, headers: Iterable[tuple[str, str]] = ()
     if bucket is None:
         return "ListBuckets", None, None
     if key is None:
-        by_method = {"GET": "ListObjectsV2" if "list-type" in query else "ListObjects",
-                     "HEAD": "HeadBucket", "PUT": "CreateBucket", "DELETE": "DeleteBucket", "POST": "DeleteObjects"}
+        by_method = {
+            "GET": "ListObjectsV2" if "list-type" in query else "ListObjects",
+            "HEAD": "HeadBucket",
+            "PUT": "CreateBucket",
+            "DELETE": "DeleteBucket",
+            "POST": "DeleteObjects",
+        }
         return by_method.get(method, method), bucket, None
     if "uploadId" in query:
         by_method = {"PUT": "UploadPart", "POST": "CompleteMultipartUpload", "DELETE": "AbortMultipartUpload", "GET": "ListParts"}
@@ -245,8 +246,7 @@ class FaultProxy(ThreadingHTTPServer):
     def operations(self, operation: str, key: str | None = None) -> list[Exchange]:
         """The exchanges of one operation (on keys containing ``key``), in order."""
         with self._lock:
-            return [e for e in self.exchanges if e.request.operation == operation
-                    and (key is None or key in (e.request.key or ""))]
+            return [e for e in self.exchanges if e.request.operation == operation and (key is None or key in (e.request.key or ""))]
 
     def close(self) -> None:
         with self._barrier:
@@ -371,4 +371,3 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         """Silenced: ``exchanges`` keeps what a test needs."""
-

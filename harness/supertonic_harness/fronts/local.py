@@ -35,24 +35,36 @@ DEFAULT_TIMEOUT_S = 60
 def add_function_arguments(parser: argparse.ArgumentParser) -> None:
     """Options for the function, its model and its limits (shared by every command that runs it)."""
     group = parser.add_argument_group("function and limits")
-    group.add_argument("--profile", default="2vcpu-2gb", choices=[*PROFILES, "custom"],
-                       help="CPU and memory profile (default: 2vcpu-2gb; lambda-2048 = Lambda's CPU share at 2048 MB)")
+    group.add_argument(
+        "--profile",
+        default="2vcpu-2gb",
+        choices=[*PROFILES, "custom"],
+        help="CPU and memory profile (default: 2vcpu-2gb; lambda-2048 = Lambda's CPU share at 2048 MB)",
+    )
     group.add_argument("--cpus", type=float, help="custom vCPU share, fractional allowed (overrides the profile)")
     group.add_argument("--memory-mb", type=int, help="custom memory size in MB (overrides the profile)")
-    group.add_argument("--limit-mode", default="auto", choices=MODES,
-                       help="auto: cgroups where writable, else affinity + RSS sampling")
-    group.add_argument("--model", help="tiny | full (a generated stand-in: noise, not speech) | a model DIR; "
-                       f"default: ${ENV_MODEL_DIR}, else the tiny stand-in")
+    group.add_argument("--limit-mode", default="auto", choices=MODES, help="auto: cgroups where writable, else affinity + RSS sampling")
+    group.add_argument(
+        "--model",
+        help=f"tiny | full (a generated stand-in: noise, not speech) | a model DIR; default: ${ENV_MODEL_DIR}, else the tiny stand-in",
+    )
     group.add_argument("--handler", default=DEFAULT_HANDLER, help=f"module.function (default: {DEFAULT_HANDLER})")
-    group.add_argument("--task-root", type=Path, default=REPO_ROOT / "handler",
-                       help="directory the handler is imported from (Lambda's /var/task)")
-    group.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE,
-                       help="SAM template for buckets, environment and timeout (skipped if missing)")
+    group.add_argument(
+        "--task-root", type=Path, default=REPO_ROOT / "handler", help="directory the handler is imported from (Lambda's /var/task)"
+    )
+    group.add_argument(
+        "--template", type=Path, default=DEFAULT_TEMPLATE, help="SAM template for buckets, environment and timeout (skipped if missing)"
+    )
     group.add_argument("--timeout", type=int, help=f"function timeout in s (default: the template's, else {DEFAULT_TIMEOUT_S})")
     group.add_argument("--no-s3", action="store_true", help="do not start the local S3 (moto) server")
-    group.add_argument("--concurrency", type=_positive_int, default=1, metavar="N",
-                       help="run N sandboxes, each in the profile's limits; the template's SQS event source "
-                            "mappings send batches to free ones, at most their MaximumConcurrency (default 1)")
+    group.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="run N sandboxes, each in the profile's limits; the template's SQS event source "
+        "mappings send batches to free ones, at most their MaximumConcurrency (default 1)",
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -125,8 +137,12 @@ class LocalFunction:
             "s3_faults": self.faults.schedule.describe() if self.faults else None,
             "concurrency": len(self.sandboxes) or 1,
             "sqs_mappings": [
-                {"queue": m.queue_name, "batch_size": m.trigger.batch_size, "sandboxes": len(m.sandboxes),
-                 "report_batch_item_failures": m.trigger.report_batch_item_failures}
+                {
+                    "queue": m.queue_name,
+                    "batch_size": m.trigger.batch_size,
+                    "sandboxes": len(m.sandboxes),
+                    "report_batch_item_failures": m.trigger.report_batch_item_failures,
+                }
                 for m in self.mappings
             ],
             "notes": self.notes,
@@ -179,8 +195,10 @@ def start_local_function(
     if model_dir is not None:
         environment[ENV_MODEL_DIR] = str(model_dir)
         if not has_prepared(model_dir):
-            notes.append(f"{model_dir} has no prepared graphs matching it: the function loads the stock graphs "
-                         f"(more memory, slower) where the image would not; `supertonic-lambda prepare-model --model {model_dir}`")
+            notes.append(
+                f"{model_dir} has no prepared graphs matching it: the function loads the stock graphs "
+                f"(more memory, slower) where the image would not; `supertonic-lambda prepare-model --model {model_dir}`"
+            )
 
     stack = ExitStack()
     try:
@@ -209,8 +227,10 @@ def start_local_function(
         limits = stack.enter_context(open_limits(profile, args.limit_mode))
         if model_dir is not None and limits.mode.startswith("cgroup"):
             advised = evict_from_page_cache(model_dir)
-            notes.append(f"asked the kernel to drop the model's {advised / 2**20:.0f} MB of files from the page cache: "
-                         "the function's cgroup is charged for reading them, as a new Lambda container reads its image")
+            notes.append(
+                f"asked the kernel to drop the model's {advised / 2**20:.0f} MB of files from the page cache: "
+                "the function's cgroup is charged for reading them, as a new Lambda container reads its image"
+            )
         sandbox = stack.enter_context(Sandbox(function, limits, rie_port=rie_port, echo=echo))
         sandboxes = [sandbox]
         for slot in range(1, getattr(args, "concurrency", 1)):
@@ -227,13 +247,15 @@ def start_local_function(
                 # Entered last, so closing stops the pollers before the sandboxes they invoke.
                 mappings.append(stack.enter_context(SqsEventSourceMapping(sqs, trigger, sandboxes, on_batch=on_batch)))
         if len(sandboxes) > 1 and not mappings:
-            notes.append(f"--concurrency {len(sandboxes)}: the template has no SQS event source mapping to use "
-                         "the sandboxes past the first")
+            notes.append(
+                f"--concurrency {len(sandboxes)}: the template has no SQS event source mapping to use the sandboxes past the first"
+            )
     except BaseException:
         stack.close()
         raise
-    return LocalFunction(sandbox, limits, s3, triggers, model_dir, model_kind, notes, stack, proxy,
-                         sandboxes=sandboxes, sqs=sqs, mappings=mappings)
+    return LocalFunction(
+        sandbox, limits, s3, triggers, model_dir, model_kind, notes, stack, proxy, sandboxes=sandboxes, sqs=sqs, mappings=mappings
+    )
 
 
 def evict_from_page_cache(directory: Path) -> int:

@@ -10,7 +10,7 @@ import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
@@ -33,7 +33,7 @@ def s3_put_event(bucket: str, key: str, size: int, etag: str, *, region: str = "
                 "eventVersion": "2.1",
                 "eventSource": "aws:s3",
                 "awsRegion": region,
-                "eventTime": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+                "eventTime": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
                 "eventName": "ObjectCreated:Put",
                 "userIdentity": {"principalId": "AWS:LOCAL"},
                 "requestParameters": {"sourceIPAddress": LOOPBACK},
@@ -104,9 +104,7 @@ class LocalS3:
             if self.region == "us-east-1":
                 self.client.create_bucket(Bucket=name)
             else:
-                self.client.create_bucket(
-                    Bucket=name, CreateBucketConfiguration={"LocationConstraint": self.region}
-                )
+                self.client.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": self.region})
 
     def put(self, bucket: str, key: str, body: bytes, content_type: str = "text/plain; charset=utf-8") -> dict[str, Any]:
         """Store an object and return the S3 event its upload produces."""

@@ -50,9 +50,7 @@ def sqs_event(messages: Sequence[Mapping[str, Any]], queue_arn: str, region: str
                 "receiptHandle": message["ReceiptHandle"],
                 "body": message["Body"],
                 "attributes": dict(message.get("Attributes") or {}),
-                "messageAttributes": {
-                    name: _message_attribute(value) for name, value in (message.get("MessageAttributes") or {}).items()
-                },
+                "messageAttributes": {name: _message_attribute(value) for name, value in (message.get("MessageAttributes") or {}).items()},
                 "md5OfBody": message["MD5OfBody"],
                 "eventSource": "aws:sqs",
                 "eventSourceARN": queue_arn,
@@ -159,8 +157,7 @@ def batches_summary(batches: Sequence[Batch]) -> str:
     messages = sum(len(b.message_ids) for b in batches)
     deleted = sum(len(b.deleted) for b in batches)
     billed = sum(b.invocation.billed_ms or 0 for b in batches)
-    return (f"{len(batches)} batch(es) of {messages} message(s): {deleted} deleted, {messages - deleted} returned; "
-            f"billed {billed} ms in all")
+    return f"{len(batches)} batch(es) of {messages} message(s): {deleted} deleted, {messages - deleted} returned; billed {billed} ms in all"
 
 
 class SqsEventSourceMapping:
@@ -301,7 +298,7 @@ class SqsEventSourceMapping:
         batch.returned = [message_id for message_id in ids if message_id in keep]
         self.batches.append(batch)
         for start in range(0, len(handles), RECEIVE_MAX):
-            chunk = handles[start:start + RECEIVE_MAX]
+            chunk = handles[start : start + RECEIVE_MAX]
             self.sqs.client.delete_message_batch(
                 QueueUrl=self.queue_url,
                 Entries=[{"Id": str(i), "ReceiptHandle": handle} for i, (_, handle) in enumerate(chunk)],

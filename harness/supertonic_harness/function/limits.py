@@ -28,8 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from supertonic_function.config import LAMBDA_MB_PER_VCPU
 from supertonic_engine.config import own_cgroups as _own_cgroups
+from supertonic_function.config import LAMBDA_MB_PER_VCPU
 
 from .measure import MB, TreeSampler
 
@@ -77,8 +77,8 @@ def lambda_profile(memory_mb: int) -> Profile:
 
 def resolve_profile(name: str = "2vcpu-2gb", *, cpus: float | None = None, memory_mb: int | None = None) -> Profile:
     """A named profile (``lambda-<MB>`` for any memory size), or a custom one when ``cpus`` or ``memory_mb`` override it."""
-    if name not in PROFILES and name.startswith("lambda-") and name[len("lambda-"):].isdigit():
-        return lambda_profile(int(name[len("lambda-"):]))
+    if name not in PROFILES and name.startswith("lambda-") and name[len("lambda-") :].isdigit():
+        return lambda_profile(int(name[len("lambda-") :]))
     if name not in PROFILES and name != "custom":
         raise ValueError(f"unknown profile {name!r}; use one of: {', '.join(PROFILES)}, custom")
     base = PROFILES.get(name, PROFILES["2vcpu-2gb"])
@@ -121,7 +121,7 @@ def _cgroup_dir(controller: str, fstype: str) -> Path | None:
     for mount in _mounts():
         if mount.fstype != fstype or (controller and controller not in mount.options):
             continue
-        relative = own[len(mount.root):] if own.startswith(mount.root) and mount.root != "/" else own
+        relative = own[len(mount.root) :] if own.startswith(mount.root) and mount.root != "/" else own
         return mount.point / relative.lstrip("/")
     return None
 
@@ -460,4 +460,3 @@ def leftover_cgroups(pid: int | None = None) -> list[Path]:
         if parent is not None and parent.is_dir():
             found.extend(p for p in parent.iterdir() if p.is_dir() and p.name.startswith(prefix))
     return found
-

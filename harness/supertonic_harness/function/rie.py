@@ -188,8 +188,12 @@ class Rie:
         self.proxy = RuntimeApiProxy(f"{LOOPBACK}:{self.runtime_api_port}", function.timeout_s, self._kill_runtime)
         # RIE sets AWS_LAMBDA_RUNTIME_API for its child; ``env`` points the runtime at the proxy
         # instead and gives it the function's own timeout, while RIE waits out the init allowance.
-        runtime = ["env", f"AWS_LAMBDA_RUNTIME_API={self.proxy.address}",
-                   f"AWS_LAMBDA_FUNCTION_TIMEOUT={function.timeout_s}", *function.command()]
+        runtime = [
+            "env",
+            f"AWS_LAMBDA_RUNTIME_API={self.proxy.address}",
+            f"AWS_LAMBDA_FUNCTION_TIMEOUT={function.timeout_s}",
+            *function.command(),
+        ]
         argv = [
             str(self.binary),
             "--runtime-interface-emulator-address",
@@ -231,8 +235,7 @@ class Rie:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(
-                    f"RIE exited with status {self.process.returncode} before serving:\n"
-                    + "\n".join(self.log.since(0)[-20:])
+                    f"RIE exited with status {self.process.returncode} before serving:\n" + "\n".join(self.log.since(0)[-20:])
                 )
             try:
                 with socket.create_connection((LOOPBACK, self.port), timeout=0.2):
@@ -299,4 +302,3 @@ class Rie:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
-

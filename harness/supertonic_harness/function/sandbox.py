@@ -1,8 +1,8 @@
 """The function as Lambda runs it: RIE and ``python -m awslambdaric`` inside limits, measured per invoke.
 
-    with open_limits(resolve_profile("lambda-2048")) as limits, Sandbox(FunctionSpec(), limits) as box:
-        invocation = box.invoke({"text": "Hello."})
-        invocation.outcome, invocation.duration_ms, invocation.peak_rss_mb
+with open_limits(resolve_profile("lambda-2048")) as limits, Sandbox(FunctionSpec(), limits) as box:
+    invocation = box.invoke({"text": "Hello."})
+    invocation.outcome, invocation.duration_ms, invocation.peak_rss_mb
 """
 
 from __future__ import annotations

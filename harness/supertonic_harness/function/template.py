@@ -218,14 +218,16 @@ class Template:
             if queue is None or not queue.startswith("arn:aws:sqs:"):
                 continue  # a Kinesis or DynamoDB stream mapping, or a queue of another stack
             scaling = properties.get("ScalingConfig") or {}
-            triggers.append(SqsTrigger(
-                queue_arn=queue,
-                batch_size=_optional_int(self.resolve(properties.get("BatchSize"))) or SQS_BATCH_SIZE,
-                batching_window_s=float(self.resolve(properties.get("MaximumBatchingWindowInSeconds")) or 0),
-                report_batch_item_failures="ReportBatchItemFailures" in (properties.get("FunctionResponseTypes") or []),
-                maximum_concurrency=_optional_int(self.resolve(scaling.get("MaximumConcurrency"))),
-                enabled=str(self.resolve(properties.get("Enabled")) or "true").lower() != "false",
-            ))
+            triggers.append(
+                SqsTrigger(
+                    queue_arn=queue,
+                    batch_size=_optional_int(self.resolve(properties.get("BatchSize"))) or SQS_BATCH_SIZE,
+                    batching_window_s=float(self.resolve(properties.get("MaximumBatchingWindowInSeconds")) or 0),
+                    report_batch_item_failures="ReportBatchItemFailures" in (properties.get("FunctionResponseTypes") or []),
+                    maximum_concurrency=_optional_int(self.resolve(scaling.get("MaximumConcurrency"))),
+                    enabled=str(self.resolve(properties.get("Enabled")) or "true").lower() != "false",
+                )
+            )
         return triggers
 
     def _s3_triggers(self, events: dict[str, Any]) -> list[S3Trigger]:
@@ -253,7 +255,7 @@ class Template:
             return str(value)
         if not isinstance(value, dict) or len(value) != 1:
             return None
-        (function, argument), = value.items()
+        ((function, argument),) = value.items()
         if function == "Ref":
             return self._ref(argument)
         if function == "Fn::GetAtt":
@@ -317,7 +319,6 @@ class Template:
         explicit = self.resolve(properties.get("BucketName"))
         # CloudFormation invents a name when none is given; a lower-case stack-logical id is valid.
         return explicit or f"{self.stack_name}-{logical_id}".lower()
-
 
     def _queue_name(self, logical_id: str) -> str:
         properties = self.resources[logical_id].get("Properties") or {}

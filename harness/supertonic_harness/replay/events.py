@@ -130,8 +130,10 @@ def _seed(spec: dict[str, Any], payload: dict[str, Any], path: Path) -> S3Seed:
         try:
             body = str(spec["text"]).encode("utf-8")
         except UnicodeEncodeError as error:
-            raise EventError(f'{path}: _s3_object "text" holds {error.object[error.start]!r}, which UTF-8 cannot encode; '
-                             'bytes that are not UTF-8 go in a "file"') from None
+            raise EventError(
+                f'{path}: _s3_object "text" holds {error.object[error.start]!r}, which UTF-8 cannot encode; '
+                'bytes that are not UTF-8 go in a "file"'
+            ) from None
     elif "file" in spec:
         body = (path.parent / spec["file"]).read_bytes()
     else:

@@ -127,6 +127,7 @@ def _cell(text: str, width: int, first: bool) -> str:
 
 def table(records: list[Record]) -> str:
     """The table, one line per invocation, then each failed check spelled out."""
+
     def line(cells: list[str]) -> str:
         return "  ".join(_cell(c, w, i == 1) for i, (c, (_, w, _)) in enumerate(zip(cells, _COLUMNS, strict=True)))
 
@@ -201,9 +202,7 @@ def write_chart(report: Report, path: Path) -> None:
     colours = [_OUTCOME_COLOURS.get(r.outcome, "#333333") for r in records]
     hatches = ["//" if r.cold_start else "" for r in records]
     positions = range(len(records))
-    figure, (rtf_axis, memory_axis) = plt.subplots(
-        2, 1, sharex=True, figsize=(max(6.0, 0.55 * len(records) + 2), 6.5)
-    )
+    figure, (rtf_axis, memory_axis) = plt.subplots(2, 1, sharex=True, figsize=(max(6.0, 0.55 * len(records) + 2), 6.5))
     figure.suptitle(
         f"{report.profile['name']} ({report.profile['cpus']:g} vCPU, {report.profile['memory_mb']} MB), "
         f"{report.limits['mode']}, model {report.model['kind']}"

@@ -45,8 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("events", nargs="+", help="event files, directories of *.json, or globs")
     add_function_arguments(parser)
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="replay the whole list N times, warm (default 1); past 1, a soak: RSS drift and durations")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="replay the whole list N times, warm (default 1); past 1, a soak: RSS drift and durations"
+    )
     parser.add_argument("--report", type=Path, help="write the JSON report here, the chart beside it (.png)")
     parser.add_argument("--audio-dir", type=Path, help="save output audio here (default: <report>-audio/)")
     parser.add_argument("--max-rtf", type=float, help="budget: fail any successful invocation slower than this RTF")
@@ -60,8 +61,14 @@ def run(args: argparse.Namespace) -> int:
             raise EventError("--repeat must be at least 1")
         need_s3 = any(event.seed is not None or "Records" in event.payload for event in events)
         with start_local_function(args, need_s3=need_s3, on_batch=_report_failed_batch) as local:
-            report = replay(local, events, repeat=args.repeat, max_rtf=args.max_rtf,
-                            audio_dir=_audio_dir(args), progress=Progress(args.repeat * len(events)))
+            report = replay(
+                local,
+                events,
+                repeat=args.repeat,
+                max_rtf=args.max_rtf,
+                audio_dir=_audio_dir(args),
+                progress=Progress(args.repeat * len(events)),
+            )
             sqs_batches = {m.queue_name: m.batches for m in local.mappings if m.batches}
     except (EventError, RieNotFound, FileNotFoundError, OSError, ValueError) as error:
         print(f"supertonic-lambda replay: {error}", file=sys.stderr)
@@ -84,8 +91,11 @@ def _report_failed_batch(batch: Batch) -> None:
     """Say so at once when a batch fails: its messages come back until the dead-letter queue takes
     them (forever without one), and the replay waits for that."""
     if not batch.succeeded:
-        print(f"sqs {batch.queue}: {batch.describe()}; {batch.invocation.outcome.value} "
-              f"{batch.invocation.error_type or ''}".rstrip(), file=sys.stderr, flush=True)
+        print(
+            f"sqs {batch.queue}: {batch.describe()}; {batch.invocation.outcome.value} {batch.invocation.error_type or ''}".rstrip(),
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _audio_dir(args: argparse.Namespace) -> Path | None:
@@ -131,8 +141,7 @@ def replay(
     return report
 
 
-def _replay_one(local: LocalFunction, event: ReplayEvent, index: int, round_index: int,
-                audio_dir: Path | None) -> Record:
+def _replay_one(local: LocalFunction, event: ReplayEvent, index: int, round_index: int, audio_dir: Path | None) -> Record:
     payload = dict(event.payload)
     before = set()
     if local.s3 is not None:

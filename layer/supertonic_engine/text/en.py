@@ -24,37 +24,80 @@ from .numbers import (
 from .rules import Rule, alternation, apply_rules
 
 MONTHS = (
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 )
-MONTH_BY_NAME = {name: number for number, name in enumerate(MONTHS, start=1)} | {
-    name[:3]: number for number, name in enumerate(MONTHS, start=1)
-} | {"Sept": 9}
+MONTH_BY_NAME = (
+    {name: number for number, name in enumerate(MONTHS, start=1)}
+    | {name[:3]: number for number, name in enumerate(MONTHS, start=1)}
+    | {"Sept": 9}
+)
 # Abbreviation -> expansion, and whether a sentence may end on it (so its period must stay).
 ABBREVIATIONS = {
-    "Mr.": ("Mister", False), "Mrs.": ("Missus", False), "Ms.": ("Miz", False),
-    "Dr.": ("Doctor", False), "Prof.": ("Professor", False), "Mt.": ("Mount", False),
-    "Jr.": ("Junior", True), "Sr.": ("Senior", True), "vs.": ("versus", False),
-    "etc.": ("et cetera", True), "e.g.": ("for example", False), "i.e.": ("that is", False),
-    "approx.": ("approximately", False), "Inc.": ("Incorporated", True), "Ltd.": ("Limited", True),
-    "Co.": ("Company", True), "Corp.": ("Corporation", True), "Ave.": ("Avenue", True),
-    "Blvd.": ("Boulevard", True), "Dept.": ("Department", True),
+    "Mr.": ("Mister", False),
+    "Mrs.": ("Missus", False),
+    "Ms.": ("Miz", False),
+    "Dr.": ("Doctor", False),
+    "Prof.": ("Professor", False),
+    "Mt.": ("Mount", False),
+    "Jr.": ("Junior", True),
+    "Sr.": ("Senior", True),
+    "vs.": ("versus", False),
+    "etc.": ("et cetera", True),
+    "e.g.": ("for example", False),
+    "i.e.": ("that is", False),
+    "approx.": ("approximately", False),
+    "Inc.": ("Incorporated", True),
+    "Ltd.": ("Limited", True),
+    "Co.": ("Company", True),
+    "Corp.": ("Corporation", True),
+    "Ave.": ("Avenue", True),
+    "Blvd.": ("Boulevard", True),
+    "Dept.": ("Department", True),
 }
 # Unit -> (singular, plural); "1 km" is one kilometer, "1.5 km" one point five kilometers.
 UNITS = {
-    "km": ("kilometer", "kilometers"), "cm": ("centimeter", "centimeters"), "mm": ("millimeter", "millimeters"),
-    "km/h": ("kilometer per hour", "kilometers per hour"), "mph": ("mile per hour", "miles per hour"),
-    "kg": ("kilogram", "kilograms"), "g": ("gram", "grams"), "mg": ("milligram", "milligrams"),
-    "lb": ("pound", "pounds"), "lbs": ("pound", "pounds"), "oz": ("ounce", "ounces"),
+    "km": ("kilometer", "kilometers"),
+    "cm": ("centimeter", "centimeters"),
+    "mm": ("millimeter", "millimeters"),
+    "km/h": ("kilometer per hour", "kilometers per hour"),
+    "mph": ("mile per hour", "miles per hour"),
+    "kg": ("kilogram", "kilograms"),
+    "g": ("gram", "grams"),
+    "mg": ("milligram", "milligrams"),
+    "lb": ("pound", "pounds"),
+    "lbs": ("pound", "pounds"),
+    "oz": ("ounce", "ounces"),
     "ft": ("foot", "feet"),
-    "L": ("liter", "liters"), "ml": ("milliliter", "milliliters"), "mL": ("milliliter", "milliliters"),
-    "KB": ("kilobyte", "kilobytes"), "kB": ("kilobyte", "kilobytes"), "MB": ("megabyte", "megabytes"),
-    "GB": ("gigabyte", "gigabytes"), "TB": ("terabyte", "terabytes"),
-    "Hz": ("hertz", "hertz"), "kHz": ("kilohertz", "kilohertz"), "MHz": ("megahertz", "megahertz"),
-    "GHz": ("gigahertz", "gigahertz"), "ms": ("millisecond", "milliseconds"),
-    "°C": ("degree Celsius", "degrees Celsius"), "℃": ("degree Celsius", "degrees Celsius"),
-    "°F": ("degree Fahrenheit", "degrees Fahrenheit"), "℉": ("degree Fahrenheit", "degrees Fahrenheit"),
-    "°": ("degree", "degrees"), "%": ("percent", "percent"),
+    "L": ("liter", "liters"),
+    "ml": ("milliliter", "milliliters"),
+    "mL": ("milliliter", "milliliters"),
+    "KB": ("kilobyte", "kilobytes"),
+    "kB": ("kilobyte", "kilobytes"),
+    "MB": ("megabyte", "megabytes"),
+    "GB": ("gigabyte", "gigabytes"),
+    "TB": ("terabyte", "terabytes"),
+    "Hz": ("hertz", "hertz"),
+    "kHz": ("kilohertz", "kilohertz"),
+    "MHz": ("megahertz", "megahertz"),
+    "GHz": ("gigahertz", "gigahertz"),
+    "ms": ("millisecond", "milliseconds"),
+    "°C": ("degree Celsius", "degrees Celsius"),
+    "℃": ("degree Celsius", "degrees Celsius"),
+    "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
+    "℉": ("degree Fahrenheit", "degrees Fahrenheit"),
+    "°": ("degree", "degrees"),
+    "%": ("percent", "percent"),
 }
 CURRENCIES = {  # symbol -> (unit, units, subunit, subunits)
     "$": ("dollar", "dollars", "cent", "cents"),
@@ -75,7 +118,7 @@ _MERIDIEM = r" ?(?P<meridiem>[AaPp])\.?[Mm]\.?"
 
 def _ends_sentence(match: re.Match[str]) -> bool:
     """Whether the period a match swallowed also ended a sentence (end of text, or a capital follows)."""
-    return re.match(r"\s*$|\s+[A-Z\"'(]", match.string[match.end():]) is not None
+    return re.match(r"\s*$|\s+[A-Z\"'(]", match.string[match.end() :]) is not None
 
 
 def _abbreviation(match: re.Match[str]) -> str:
@@ -83,7 +126,7 @@ def _abbreviation(match: re.Match[str]) -> str:
     if word == "St.":
         # Saint before a name (St. Louis), Street after one (Main St.).
         before = match.string[: match.start()]
-        after = match.string[match.end():]
+        after = match.string[match.end() :]
         street = re.search(r"[A-Z][a-z]*\s$", before) or not re.match(r"\s+[A-Z]", after)
         expansion, may_end = ("Street", True) if street else ("Saint", False)
     else:
@@ -183,25 +226,30 @@ def _unit(match: re.Match[str]) -> str:
 RULES: tuple[Rule, ...] = (
     Rule("abbreviation", re.compile(rf"(?<![A-Za-z.])(?:{_ABBREVIATION}|St\.)"), _abbreviation),
     Rule("number sign", re.compile(r"(?<![\w&])(?:No\.|#) ?(?=\d)"), lambda m: "number "),
-    Rule("phone number", re.compile(
-        r"(?<![\d-])(?:\+?1[-. ])?(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d-])|(?<![\d-])\d{3}-\d{4}(?![\d-])"
-    ), _phone),
+    Rule(
+        "phone number",
+        re.compile(r"(?<![\d-])(?:\+?1[-. ])?(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d-])|(?<![\d-])\d{3}-\d{4}(?![\d-])"),
+        _phone,
+    ),
     Rule("date, month first", re.compile(rf"\b({_MONTH})\.? {_DAY}\b(?:,? ({_YEAR})\b)?"), _date_month_first),
     Rule("date, day first", re.compile(rf"\b{_DAY} ({_MONTH})\.?\b(?:,? ({_YEAR})\b)?"), _date_day_first),
     Rule("date, numeric", re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])"), _date_iso),
     Rule("month and year", re.compile(rf"\b({_MONTH})\.? ({_YEAR})\b"), _month_year),
-    Rule("clock time", re.compile(
-        rf"(?<![\d:])(?P<hour>\d{{1,2}}):(?P<minute>\d{{2}})(?::(?P<second>\d{{2}}))?(?:{_MERIDIEM})?(?![\w:])"
-    ), _time),
+    Rule(
+        "clock time",
+        re.compile(rf"(?<![\d:])(?P<hour>\d{{1,2}}):(?P<minute>\d{{2}})(?::(?P<second>\d{{2}}))?(?:{_MERIDIEM})?(?![\w:])"),
+        _time,
+    ),
     Rule("hour", re.compile(rf"(?<![\d:.,])(?P<hour>\d{{1,2}}){_MERIDIEM}(?!\w)"), _time),
-    Rule("dotted number", re.compile(DOTTED_NUMBER),
-         lambda m: " dot ".join(en_number(part) for part in m.group().split("."))),
+    Rule("dotted number", re.compile(DOTTED_NUMBER), lambda m: " dot ".join(en_number(part) for part in m.group().split("."))),
     Rule("currency", re.compile(rf"([$€£¥]) ?({WHOLE_NUMBER})(?: ({_SCALE})\b)?"), _currency),
     Rule("decade", re.compile(r"(?<!\d)(\d{2,3}0)s\b"), lambda m: _plural(en_year(int(m.group(1))))),
-    Rule("year range", re.compile(rf"(?<!\d)({_YEAR}) ?[-–] ?({_YEAR})(?!\d)"),
-         lambda m: f"{en_year(int(m.group(1)))} to {en_year(int(m.group(2)))}"),
-    Rule("year", re.compile(rf"(?i:\b({'|'.join(YEAR_CUES)})) ({_YEAR})(?!\d|,\d)"),
-         lambda m: f"{m.group(1)} {en_year(int(m.group(2)))}"),
+    Rule(
+        "year range",
+        re.compile(rf"(?<!\d)({_YEAR}) ?[-–] ?({_YEAR})(?!\d)"),
+        lambda m: f"{en_year(int(m.group(1)))} to {en_year(int(m.group(2)))}",
+    ),
+    Rule("year", re.compile(rf"(?i:\b({'|'.join(YEAR_CUES)})) ({_YEAR})(?!\d|,\d)"), lambda m: f"{m.group(1)} {en_year(int(m.group(2)))}"),
     Rule("ordinal", re.compile(r"(?<!\d)(\d+)(?:st|nd|rd|th)\b"), lambda m: en_written_ordinal(m.group(1))),
     Rule("negative sign", re.compile(MINUS_SIGN), lambda m: "minus "),
     Rule("range", re.compile(r"(?<=\d)(?:[-–~]| ?[–~] ?)(?=\d)"), lambda m: " to "),

@@ -47,11 +47,7 @@ class Lexicon:
                     self._exact[word.lower()] = reading
                     forms.append(word.lower())
                 alternatives.extend(re.escape(form) for form in forms)
-        self._pattern = (
-            re.compile(rf"(?<![A-Za-z0-9])(?:{'|'.join(alternatives)})(?![A-Za-z0-9])")
-            if alternatives
-            else None
-        )
+        self._pattern = re.compile(rf"(?<![A-Za-z0-9])(?:{'|'.join(alternatives)})(?![A-Za-z0-9])") if alternatives else None
 
     def __bool__(self) -> bool:
         return bool(self.entries)
@@ -81,9 +77,7 @@ def checked_entries(entries: object, source: str, field: str) -> dict[str, str]:
     checked = {}
     for word, reading in entries.items():
         if not isinstance(word, str) or not word.strip() or word != word.strip():
-            raise InvalidParameter(
-                f"{source}: lexicon word {word!r} must be non-empty text without edge spaces", field=field
-            )
+            raise InvalidParameter(f"{source}: lexicon word {word!r} must be non-empty text without edge spaces", field=field)
         if not isinstance(reading, str):
             raise InvalidParameter(f"{source}: the reading of {word!r} must be text", field=field)
         checked[word] = reading

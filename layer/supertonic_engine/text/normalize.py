@@ -63,7 +63,7 @@ def _normalize_plain(text: str, lang: str, extra: tuple[tuple[str, str], ...]) -
     spoken: list[str] = []
     start = 0
     for match in _URL_OR_EMAIL.finditer(text):
-        spoken += [_normalize_words(text[start:match.start()], lang, extra), match.group()]
+        spoken += [_normalize_words(text[start : match.start()], lang, extra), match.group()]
         start = match.end()
     spoken.append(_normalize_words(text[start:], lang, extra))
     return "".join(spoken)

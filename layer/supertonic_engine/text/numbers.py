@@ -122,15 +122,19 @@ def ko_number(token: str) -> str:
 # --- English ---------------------------------------------------------------------------------------
 
 _EN_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen"
 ).split()
 _EN_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 _EN_SCALES = ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (10**3, "thousand"))
 EN_CARDINAL_LIMIT = 10**15
 _EN_IRREGULAR_ORDINALS = {
-    "one": "first", "two": "second", "three": "third", "five": "fifth",
-    "eight": "eighth", "nine": "ninth", "twelve": "twelfth",
+    "one": "first",
+    "two": "second",
+    "three": "third",
+    "five": "fifth",
+    "eight": "eighth",
+    "nine": "ninth",
+    "twelve": "twelfth",
 }
 
 

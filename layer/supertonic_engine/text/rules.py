@@ -17,8 +17,7 @@ def alternation(words: Iterable[str]) -> str:
     """A regex alternative of ``words``, longest first so 시간 wins over 시 and ``ms`` over ``m``;
     a word ending in a Latin letter may not run on into more letters (``5 min`` is not ``5 m``)."""
     return "|".join(
-        re.escape(w) + ("(?![A-Za-z])" if w[-1].isascii() and w[-1].isalpha() else "")
-        for w in sorted(words, key=len, reverse=True)
+        re.escape(w) + ("(?![A-Za-z])" if w[-1].isascii() and w[-1].isalpha() else "") for w in sorted(words, key=len, reverse=True)
     )
 
 

@@ -67,8 +67,11 @@ class Script:
         end = len(self.text) if end is None else end
         first = max(0, bisect_right(self._section_starts, start) - 1)
         last = bisect_left(self._section_starts, end)
-        pieces = [self._read(section, max(start, section.start), min(end, section.end))
-                  for section in self.sections[first:last] if section.start < end and start < section.end]
+        pieces = [
+            self._read(section, max(start, section.start), min(end, section.end))
+            for section in self.sections[first:last]
+            if section.start < end and start < section.end
+        ]
         return _tidy("\n\n".join(pieces), self._collapse)
 
     def section_spoken(self, section: Section) -> str:
@@ -105,7 +108,7 @@ class Script:
         for said in section.said[first:]:
             if said.start >= end:
                 break
-            pieces.append(self._normalized(self.text[position:max(position, said.start)], section.lang))
+            pieces.append(self._normalized(self.text[position : max(position, said.start)], section.lang))
             pieces.append(_share(said, start, end))
             position = max(position, said.end)
         pieces.append(self._normalized(self.text[position:end], section.lang))
@@ -117,7 +120,7 @@ class Script:
         core = text.strip()
         if not core:
             return _space(text)
-        lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+        lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
         return _space(lead) + read_as(core, lang) + _space(trail)
 
 

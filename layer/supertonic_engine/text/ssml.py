@@ -142,11 +142,14 @@ class _Reader:
         if name not in ELEMENTS:
             raise UnsupportedSsml(
                 f"SSML <{name}> is not supported; this function reads {', '.join(f'<{e}>' for e in ELEMENTS)}. "
-                f"Remove <{name}> (its words are then read as they are)", tag=name)
+                f"Remove <{name}> (its words are then read as they are)",
+                tag=name,
+            )
         for attribute in attributes:
             if attribute not in _ATTRIBUTES[name] and not attribute.startswith("xmlns"):
-                raise UnsupportedSsml(f"SSML <{name} {attribute}=...> is not supported; <{name}> takes "
-                                      f"{', '.join(_ATTRIBUTES[name])}", tag=name)
+                raise UnsupportedSsml(
+                    f"SSML <{name} {attribute}=...> is not supported; <{name}> takes {', '.join(_ATTRIBUTES[name])}", tag=name
+                )
         outer = self.open[-1] if self.open else None
         if outer is not None and outer.name in ("sub", "say-as"):
             raise InvalidSsml(f"<{outer.name}> holds text only; it holds <{name}>")
@@ -175,7 +178,7 @@ class _Reader:
 
     def characters(self, data: str, at: int) -> None:
         written = data.encode("utf-8")
-        reference = self.document[at:at + 1] == b"&" and not self.in_cdata  # &amp; or &#38; arrives alone, as "&"
+        reference = self.document[at : at + 1] == b"&" and not self.in_cdata  # &amp; or &#38; arrives alone, as "&"
         if not reference and self.document[at : at + len(written)] == written:
             position = at
             for char in data:
@@ -206,8 +209,9 @@ class _Reader:
             return inherited
         code = tag.strip().split("-")[0].split("_")[0].lower()
         if code not in LANGUAGES:
-            raise UnsupportedSsml(f'<{name} xml:lang="{tag}">: the model does not speak {tag!r}; '
-                                  f"its languages are {', '.join(LANGUAGES)}", tag=name)
+            raise UnsupportedSsml(
+                f'<{name} xml:lang="{tag}">: the model does not speak {tag!r}; its languages are {", ".join(LANGUAGES)}', tag=name
+            )
         return code
 
     def _append(self, char: str, span: tuple[int, int]) -> None:
@@ -222,9 +226,9 @@ class _Reader:
 
     def _cut(self, at: int, lang: str) -> None:
         """End the section here; the next one is read in ``lang``."""
-        written = "".join(self.chars[self.section_start:])
+        written = "".join(self.chars[self.section_start :])
         stripped = written.rstrip()
-        inside_sentence = bool(stripped) and not _ENDS_SENTENCE.search(stripped) and not BLANK_LINE.search(written[len(stripped):])
+        inside_sentence = bool(stripped) and not _ENDS_SENTENCE.search(stripped) and not BLANK_LINE.search(written[len(stripped) :])
         self._close_section()
         self.switched = self.switched or inside_sentence
         self.section_lang = lang
@@ -233,7 +237,7 @@ class _Reader:
         self.section_start = len(self.chars)
 
     def _close_section(self) -> None:
-        written = "".join(self.chars[self.section_start:])
+        written = "".join(self.chars[self.section_start :])
         if written.strip():
             pause = self.pause if self.pause is not None else (LANGUAGE_SWITCH_PAUSE_S if self.switched else None)
             self.sections.append(Section(self.section_start, len(self.chars), self.section_lang, pause, tuple(self.said)))
@@ -256,14 +260,17 @@ class _Reader:
     def _check_say_as(self, attributes: Mapping[str, str]) -> None:
         kind = attributes.get("interpret-as")
         if kind is None:
-            raise InvalidSsml('<say-as> needs interpret-as, one of ' + ", ".join(INTERPRETATIONS))
+            raise InvalidSsml("<say-as> needs interpret-as, one of " + ", ".join(INTERPRETATIONS))
         if kind not in INTERPRETATIONS:
-            raise UnsupportedSsml(f'<say-as interpret-as="{kind}"> is not supported; interpret-as is one of '
-                                  f"{', '.join(INTERPRETATIONS)}", tag="say-as")
+            raise UnsupportedSsml(
+                f'<say-as interpret-as="{kind}"> is not supported; interpret-as is one of {", ".join(INTERPRETATIONS)}', tag="say-as"
+            )
         fmt = attributes.get("format")
         if fmt is not None and (kind != "date" or fmt not in DATE_FORMATS):
-            raise UnsupportedSsml(f'<say-as interpret-as="{kind}" format="{fmt}"> is not supported; format is for '
-                                  f"dates, one of {', '.join(DATE_FORMATS)}", tag="say-as")
+            raise UnsupportedSsml(
+                f'<say-as interpret-as="{kind}" format="{fmt}"> is not supported; format is for dates, one of {", ".join(DATE_FORMATS)}',
+                tag="say-as",
+            )
 
     def _said(self, element: _Open) -> None:
         content = "".join(element.words)

@@ -46,6 +46,7 @@ from supertonic_engine.config import PRECISIONS
 from supertonic_engine.cpu import INT8_TARGETS
 from supertonic_engine.errors import ModelError
 from supertonic_engine.files import replace_directory
+
 from .guidance import share_guidance_prefix
 from .pointwise import rewrite_pointwise_convs
 from .quantize import QUANTIZED_GRAPHS, QuantSettings, quantize_matmuls, settings_for
@@ -228,7 +229,7 @@ def probe_inputs(session: ort.InferenceSession, text_length: int, latent_length:
             feeds[value.name] = rng.integers(0, 128, shape, dtype=np.int64)
         elif value.name.endswith("mask"):
             mask = np.ones(shape, np.float32)
-            mask[..., -max(1, shape[-1] // 8):] = 0.0  # padding at the end, as in a batch of unequal texts
+            mask[..., -max(1, shape[-1] // 8) :] = 0.0  # padding at the end, as in a batch of unequal texts
             feeds[value.name] = mask
         elif value.name == "current_step":
             feeds[value.name] = np.full(shape, 3.0, np.float32)
@@ -246,9 +247,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m supertonic_tools.optimize", description=__doc__.splitlines()[0])
     parser.add_argument("model", help="model directory in the official layout")
     parser.add_argument("--out", default=None, help="where to write the prepared graphs (default: MODEL/prepared)")
-    parser.add_argument("--precision", choices=PRECISIONS, default="fp32", help="int8: also quantize the encoder's and estimator's MatMuls (into MODEL/prepared-int8)")
-    parser.add_argument("--isa", choices=("auto", *INT8_TARGETS), default="auto", help="int8 settings for this CPU (auto) or for a VNNI or AVX2 one")
+    parser.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        default="fp32",
+        help="int8: also quantize the encoder's and estimator's MatMuls (into MODEL/prepared-int8)",
+    )
+    parser.add_argument(
+        "--isa", choices=("auto", *INT8_TARGETS), default="auto", help="int8 settings for this CPU (auto) or for a VNNI or AVX2 one"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
     return prepare_command(args)
-

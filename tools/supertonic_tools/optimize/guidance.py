@@ -20,11 +20,42 @@ from onnx import helper
 from .graph import GraphIndex, attr, drop_unused, forget_shapes, ranks
 
 # Operators that compute each element from the elements at the same (broadcast) position.
-_ELEMENTWISE = frozenset({
-    "Abs", "Add", "And", "Cast", "Clip", "Cos", "Div", "Equal", "Erf", "Exp", "Gelu", "Greater", "Identity",
-    "Less", "Log", "Max", "Min", "Mul", "Neg", "Not", "Or", "Pow", "PRelu", "Reciprocal", "Relu", "Sigmoid",
-    "Sin", "Softplus", "Sqrt", "Sub", "Tanh", "Where",
-})
+_ELEMENTWISE = frozenset(
+    {
+        "Abs",
+        "Add",
+        "And",
+        "Cast",
+        "Clip",
+        "Cos",
+        "Div",
+        "Equal",
+        "Erf",
+        "Exp",
+        "Gelu",
+        "Greater",
+        "Identity",
+        "Less",
+        "Log",
+        "Max",
+        "Min",
+        "Mul",
+        "Neg",
+        "Not",
+        "Or",
+        "Pow",
+        "PRelu",
+        "Reciprocal",
+        "Relu",
+        "Sigmoid",
+        "Sin",
+        "Softplus",
+        "Sqrt",
+        "Sub",
+        "Tanh",
+        "Where",
+    }
+)
 _REDUCTIONS = frozenset({"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2"})
 
 

@@ -119,7 +119,9 @@ def rewrite_pointwise_convs(model: onnx.ModelProto) -> int:
         first_nodes, first_inits = _as_matmul(pair.first, pair.swap.input[0], pair.first.output[0], index)
         second_out = pair.second.output[0] + "/channel_last"
         second_nodes, second_inits = _as_matmul(pair.second, pair.second.input[0], second_out, index)
-        back = helper.make_node("Transpose", [second_out], [pair.second.output[0]], name=f"{pair.second.name}/to_channels_first", perm=[0, 2, 1])
+        back = helper.make_node(
+            "Transpose", [second_out], [pair.second.output[0]], name=f"{pair.second.name}/to_channels_first", perm=[0, 2, 1]
+        )
         replacements[id(pair.first)] = first_nodes
         replacements[id(pair.second)] = [*second_nodes, back]
         new_initializers += first_inits + second_inits

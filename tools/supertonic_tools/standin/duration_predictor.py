@@ -46,9 +46,7 @@ def build_duration_predictor(d: DurationDims, rng: np.random.Generator | None) -
         table = g.random("text_embedder.char_embedder.weight", [VOCAB_SIZE, d.width], std=1.0)
         x = g.op("Mul", transpose(g, g.op("Gather", table, text_ids, axis=0), 0, 2, 1), text_mask)
         # A learned sentence token in front of the text; its output summarises the utterance.
-        token = g.op(
-            "Expand", g.random("sentence_token", [1, d.width, 1], std=1.0), concat_ints(g, batch, [d.width, 1])
-        )
+        token = g.op("Expand", g.random("sentence_token", [1, d.width, 1], std=1.0), concat_ints(g, batch, [d.width, 1]))
         x = g.op("Concat", token, x, axis=2)
         ones = g.op("Expand", g.const([[[1.0]]], np.float32), concat_ints(g, batch, [1, 1]))
         mask = g.op("Concat", ones, text_mask, axis=2)

@@ -72,9 +72,7 @@ def conv(
     return g.op("Conv", *inputs, kernel_shape=[kernel], dilations=[dilation], group=groups, pads=[0, 0], strides=[1])
 
 
-def linear(
-    g: GraphBuilder, x_btc: str, name: str, d_in: int, d_out: int, *, bias: bool = True, gain: float = 1.0
-) -> str:
+def linear(g: GraphBuilder, x_btc: str, name: str, d_in: int, d_out: int, *, bias: bool = True, gain: float = 1.0) -> str:
     """torch.nn.Linear as exported: MatMul with a weight stored [in, out], then Add of the bias."""
     y = g.op("MatMul", x_btc, g.random(f"{name}.weight", [d_in, d_out], std=gain / math.sqrt(d_in)))
     return g.op("Add", y, g.random(f"{name}.bias", [d_out], std=0.02)) if bias else y
@@ -218,12 +216,8 @@ def relative_self_attention(g: GraphBuilder, x: str, mask: str, channels: int, h
 
     q = g.op("Mul", project("conv_q"), g.scalar(1.0 / math.sqrt(head_dim)))
     k, v = project("conv_k"), project("conv_v")
-    rel_k = _relative_embeddings(
-        g, g.random("emb_rel_k", [1, 2 * window + 1, head_dim], std=head_dim**-0.5), length, window
-    )
-    rel_v = _relative_embeddings(
-        g, g.random("emb_rel_v", [1, 2 * window + 1, head_dim], std=head_dim**-0.5), length, window
-    )
+    rel_k = _relative_embeddings(g, g.random("emb_rel_k", [1, 2 * window + 1, head_dim], std=head_dim**-0.5), length, window)
+    rel_v = _relative_embeddings(g, g.random("emb_rel_v", [1, 2 * window + 1, head_dim], std=head_dim**-0.5), length, window)
 
     scores = g.op("MatMul", q, transpose(g, k, 0, 1, 3, 2))
     rel_logits = g.op("MatMul", q, transpose(g, rel_k, 0, 2, 1))
@@ -237,9 +231,7 @@ def relative_self_attention(g: GraphBuilder, x: str, mask: str, channels: int, h
     return conv(g, out, "conv_o", channels, channels)
 
 
-def relative_attention_encoder(
-    g: GraphBuilder, x: str, mask: str, channels: int, heads: int, ffn: int, layers: int, window: int
-) -> str:
+def relative_attention_encoder(g: GraphBuilder, x: str, mask: str, channels: int, heads: int, ffn: int, layers: int, window: int) -> str:
     """VITS ``attentions.Encoder``: post-LN self-attention and Conv k=1 ReLU FFN, masked."""
     x = g.op("Mul", x, mask)
     for i in range(layers):

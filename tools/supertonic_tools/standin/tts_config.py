@@ -12,6 +12,8 @@ import unicodedata
 from dataclasses import asdict
 from typing import Any
 
+from supertonic_engine.standin_marker import GENERATOR_VERSION, NOTE, STANDIN_KEY
+
 from .dims import (
     BASE_CHUNK_SIZE,
     CHUNK_COMPRESS,
@@ -22,7 +24,6 @@ from .dims import (
     VOCODER_DILATIONS,
     StandinDims,
 )
-from supertonic_engine.standin_marker import GENERATOR_VERSION, NOTE, STANDIN_KEY
 
 
 def _convnext(idim: int, intermediate: int, dilations: list[int], ksz: int = 5) -> dict[str, Any]:

@@ -106,14 +106,10 @@ def build_vector_estimator(d: EstimatorDims, rng: np.random.Generator | None) ->
                 x = _style_attention(g, x, style_values, uncond_keys, key_shape, lmask, d)
         with g.scope("last_convnext"):
             x = convnext_stack(g, x, lmask, d.width, d.hidden, TEXT_KERNEL, VE_LAST_STACK_DILATIONS)
-        velocity = g.op(
-            "Mul", conv(g, x, "proj_out.net", d.width, COMPRESSED_LATENT_DIM, bias=False, gain=VELOCITY_GAIN), lmask
-        )
+        velocity = g.op("Mul", conv(g, x, "proj_out.net", d.width, COMPRESSED_LATENT_DIM, bias=False, gain=VELOCITY_GAIN), lmask)
 
     v_cond, v_uncond = g.op_multi("Split", velocity, outputs=2, axis=0, num_outputs=2)
-    guided = g.op(
-        "Sub", g.op("Mul", v_cond, g.scalar(CFG_COND_WEIGHT)), g.op("Mul", v_uncond, g.scalar(CFG_UNCOND_WEIGHT))
-    )
+    guided = g.op("Sub", g.op("Mul", v_cond, g.scalar(CFG_COND_WEIGHT)), g.op("Mul", v_uncond, g.scalar(CFG_UNCOND_WEIGHT)))
     step = g.op("Div", guided, unsqueeze(g, total_step, 1, 2))
     denoised = g.op("Mul", g.op("Add", noisy, step), latent_mask)
     g.output(denoised, "denoised_latent", FLOAT, ["batch_size", COMPRESSED_LATENT_DIM, "latent_length"])
@@ -124,9 +120,7 @@ def _time_encoder(g: GraphBuilder, t: str, d: EstimatorDims) -> str:
     """t = current/total in [0, 1) -> sinusoidal embedding of 1000 t -> MLP with Mish -> [2B, time_dim]."""
     half = d.time_dim // 2
     freqs = np.exp(-math.log(10000.0) * np.arange(half, dtype=np.float64) / (half - 1)).astype(np.float32)
-    angles = g.op(
-        "Mul", unsqueeze(g, g.op("Mul", t, g.scalar(TIME_POSITION_SCALE)), 1), g.fixed("freqs", freqs[None, :])
-    )
+    angles = g.op("Mul", unsqueeze(g, g.op("Mul", t, g.scalar(TIME_POSITION_SCALE)), 1), g.fixed("freqs", freqs[None, :]))
     emb = g.op("Concat", g.op("Sin", angles), g.op("Cos", angles), axis=1)
     h = mish(g, linear(g, emb, "mlp.0", d.time_dim, d.time_hidden))
     return linear(g, h, "mlp.2", d.time_hidden, d.time_dim)
@@ -144,9 +138,7 @@ class _LaRope:
         with g.scope("rope"):
             theta = ROPE_SCALE * ROPE_BASE ** (-np.arange(self.half, dtype=np.float64) / self.half)
             self._theta = g.fixed("theta", theta.astype(np.float32).reshape(1, 1, self.half))
-            self._positions = g.fixed(
-                "increments", np.arange(MAX_POSITIONS, dtype=np.float32).reshape(1, MAX_POSITIONS, 1)
-            )
+            self._positions = g.fixed("increments", np.arange(MAX_POSITIONS, dtype=np.float32).reshape(1, MAX_POSITIONS, 1))
             self.latent = self._angles(g, latent_mask)
             self.text = self._angles(g, text_mask)
 
@@ -166,19 +158,13 @@ class _LaRope:
         return g.op("Concat", first, second, axis=3)
 
 
-def _text_attention(
-    g: GraphBuilder, x: str, text_btc: str, lmask: str, text_bias: str, rope: _LaRope, d: EstimatorDims
-) -> str:
+def _text_attention(g: GraphBuilder, x: str, text_btc: str, lmask: str, text_bias: str, rope: _LaRope, d: EstimatorDims) -> str:
     """Latent frames attend to characters: RoPE'd Q and K, logits x 1/16, residual, LayerNorm."""
     head_dim = d.text_units // d.text_heads
     with g.scope("attention"):
-        q = split_heads(
-            g, linear(g, transpose(g, x, 0, 2, 1), "W_query", d.width, d.text_units, bias=False), d.text_heads, head_dim
-        )
+        q = split_heads(g, linear(g, transpose(g, x, 0, 2, 1), "W_query", d.width, d.text_units, bias=False), d.text_heads, head_dim)
         k = split_heads(g, linear(g, text_btc, "W_key", TEXT_EMB_DIM, d.text_units, bias=False), d.text_heads, head_dim)
-        v = split_heads(
-            g, linear(g, text_btc, "W_value", TEXT_EMB_DIM, d.text_units, bias=False), d.text_heads, head_dim
-        )
+        v = split_heads(g, linear(g, text_btc, "W_value", TEXT_EMB_DIM, d.text_units, bias=False), d.text_heads, head_dim)
         q, k = rope.rotate(g, q, rope.latent), rope.rotate(g, k, rope.text)
         # 1/16 = 1/sqrt(256), not 1/sqrt(head_dim): the real model scales this way.
         out = merge_heads(g, attend(g, q, transpose(g, k, 0, 1, 3, 2), v, 1.0 / 16.0, text_bias))
@@ -186,9 +172,7 @@ def _text_attention(
     return layer_norm_channels(g, g.op("Add", x, out), "norm", d.width)
 
 
-def _style_attention(
-    g: GraphBuilder, x: str, style_values: str, uncond_keys: str, key_shape: str, lmask: str, d: EstimatorDims
-) -> str:
+def _style_attention(g: GraphBuilder, x: str, style_values: str, uncond_keys: str, key_shape: str, lmask: str, d: EstimatorDims) -> str:
     """Latent frames attend to the 50 style tokens: learned keys for the conditional half, the
     "no style" keys for the unconditional one; residual, LayerNorm."""
     with g.scope("attention"):

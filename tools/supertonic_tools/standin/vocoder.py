@@ -41,9 +41,7 @@ def build_vocoder(d: VocoderDims, rng: np.random.Generator | None) -> onnx.Model
         x = g.op("Add", g.op("Mul", x, std), g.random("latent_mean", [1, LATENT_DIM, 1], std=0.02))
         with g.scope("decoder"):
             reach = VOCODER_KERNEL - 1
-            x = conv(
-                g, pad(g, x, [0, 0, reach, 0, 0, 0], mode="edge"), "embed.net", LATENT_DIM, d.width, VOCODER_KERNEL
-            )
+            x = conv(g, pad(g, x, [0, 0, reach, 0, 0, 0], mode="edge"), "embed.net", LATENT_DIM, d.width, VOCODER_KERNEL)
             x = convnext_stack(g, x, None, d.width, d.hidden, VOCODER_KERNEL, VOCODER_DILATIONS, causal=True)
             x = g.op(
                 "BatchNormalization",

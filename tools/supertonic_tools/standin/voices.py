@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from .dims import STYLE_DP_SHAPE, STYLE_TOKENS, STYLE_TTL_DIM
 from supertonic_engine.standin_marker import NOTE
+
+from .dims import STYLE_DP_SHAPE, STYLE_TOKENS, STYLE_TTL_DIM
 
 VOICE_NAMES = tuple(f"{gender}{i}" for gender in "MF" for i in range(1, 6))
 _GENDERS = {"M": "male", "F": "female"}

@@ -196,4 +196,3 @@ def _replaceable(path: Path) -> bool:
         return is_standin(json.loads((path / "onnx" / "tts.json").read_text(encoding="utf-8")))
     except (OSError, ValueError):
         return False
-
