@@ -41,6 +41,7 @@ from supertonic_function.config import FunctionConfig
 from supertonic_function.envelopes import check_function_url
 from supertonic_function.errors import MalformedEvent
 from supertonic_function.http_api import OPENAI_PATH, HttpCall
+from supertonic_function.invocation import LambdaCall
 from supertonic_function.service import Service
 from supertonic_function.sources import DirectInvokeSource, FunctionUrlSource, source_of
 from supertonic_harness.fronts.furl import result_to_http
@@ -281,7 +282,7 @@ def _on_openai_route(event: dict[str, Any]) -> bool:
         check_function_url(event)
     except MalformedEvent:
         return False
-    return HttpCall(LambdaFunctionUrlEvent(event), "fuzz", None, False).path == OPENAI_PATH
+    return HttpCall(LambdaFunctionUrlEvent(event), LambdaCall.begin(None, margin_s=0.0, request_id="fuzz")).path == OPENAI_PATH
 
 
 def _check_error(document: object, problems: list[str], openai: bool = False) -> None:

@@ -24,6 +24,7 @@ from supertonic_engine.storage import ObjectStore, StorageUnavailable
 from supertonic_function import s3_trigger
 from supertonic_function.config import ENV_OUTPUT_BUCKET, FunctionConfig
 from supertonic_function.errors import RecordsLeft
+from supertonic_function.invocation import LambdaCall
 from supertonic_function.layout import MAX_KEY_BYTES
 from supertonic_function.service import Service
 
@@ -39,7 +40,7 @@ def _service(app: Any, **overrides: Any) -> Service:
 
 def _render(service: Service, event: dict[str, Any], remaining_ms: int = 60_000, context: Any = None) -> list[dict[str, Any]]:
     context = context or LambdaContext(remaining_ms=remaining_ms)
-    return s3_trigger.handle(service, event, request_id=context.aws_request_id, context=context)["results"]
+    return s3_trigger.handle(service, event, LambdaCall.begin(context, margin_s=service.config.deadline_margin_s))["results"]
 
 
 @dataclass

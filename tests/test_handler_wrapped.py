@@ -16,6 +16,7 @@ import pytest
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, LambdaContext
 
 from supertonic_function.errors import BatchFailed, MalformedEvent, UnknownEvent
+from supertonic_function.invocation import LambdaCall
 from supertonic_harness.fronts.s3 import s3_put_event
 
 # S3 server, app and context fixtures, registered once for the whole session.
@@ -197,16 +198,14 @@ def test_a_message_the_earlier_ones_of_its_batch_left_too_little_time_is_retried
         dispatch(
             service,
             _sqs(json.dumps(_stored(s3, f"input/probe-{n}.json", body))),
-            request_id=f"probe-{n}",
-            context=LambdaContext(),
-            cold_start=False,
+            LambdaCall.begin(LambdaContext(), margin_s=service.config.deadline_margin_s, request_id=f"probe-{n}"),
         )
         probes.append(time.monotonic() - started)
     needs_s = min(probes)  # what one message takes
 
     batch = _sqs(*[json.dumps(_stored(s3, f"input/part-{n}.json", body)) for n in range(4)])
     context = Timed(timeout_s=2.5 * needs_s)  # time for about two and a half of the four
-    result = dispatch(service, batch, request_id=context.aws_request_id, context=context, cold_start=False)
+    result = dispatch(service, batch, LambdaCall.begin(context, margin_s=service.config.deadline_margin_s))
 
     # The last message had a fresh invocation's fair share of time only as the batch began: it is
     # returned to the queue for a new invocation, not failed for a text too long.

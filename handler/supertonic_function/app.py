@@ -13,6 +13,7 @@ _INIT_STARTED = time.perf_counter()  # before the imports below: numpy, onnxrunt
 
 from typing import Any  # noqa: E402
 
+from .invocation import LambdaCall  # noqa: E402
 from .service import Service  # noqa: E402
 from .sources import dispatch  # noqa: E402
 from .telemetry import logger, metrics, quiet_empty_metrics  # noqa: E402
@@ -34,4 +35,4 @@ def _instrumented_handler(event: Any, context: Any) -> Any:
     cold_start, _first_invocation = _first_invocation, False
     if cold_start:
         logger.info("cold start", extra={"cold_start": True, "init_ms": round(service.init_ms, 1)})
-    return dispatch(service, event, request_id=context.aws_request_id, context=context, cold_start=cold_start)
+    return dispatch(service, event, LambdaCall.begin(context, margin_s=service.config.deadline_margin_s, cold_start=cold_start))

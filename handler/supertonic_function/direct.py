@@ -11,17 +11,18 @@ from typing import Any
 
 from .described import describe
 from .errors import error_result, log_error
-from .rendering import render, synthesis_budget_s
+from .invocation import LambdaCall
+from .rendering import render
 from .request import parse_request
 from .responses import direct_success
 from .service import Service
 
 
-def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
+def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> dict[str, Any]:
     try:
         request = parse_request(event, voices=service.voices, limits=service.config.sync_limits)
         prepared = request.prepare(service.engine)
-        budget_s = synthesis_budget_s(context, service.config.deadline_margin_s)
+        budget_s = call.synthesis_budget_s()
         if request.answer != "audio":
             return describe(service.engine, prepared, request.answer, budget_s=budget_s).document()
         rendered = render(
@@ -30,7 +31,7 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
             budget_s=budget_s,
             source="direct",
         )
-        return direct_success(service, rendered, request_id=request_id)
+        return direct_success(service, rendered, request_id=call.request_id)
     except Exception as error:
         log_error(error, "direct invoke")
-        return error_result(error, request_id)
+        return error_result(error, call.request_id)

@@ -32,8 +32,8 @@ from supertonic_engine.audio import audio_format, content_type
 
 from .described import store_sidecars
 from .errors import error_manifest, utc_now
+from .invocation import LambdaCall
 from .layout import ResultKeys
-from .rendering import seconds_left
 from .service import Service
 from .telemetry import logger
 
@@ -51,7 +51,7 @@ def fans_out(service: Service, prepared: Prepared) -> bool:
 # --- the planner -------------------------------------------------------------------------------
 
 
-def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping[str, Any], *, request_id: str, context: Any) -> str:
+def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping[str, Any], call: LambdaCall) -> str:
     """Write the job's plan and send its parts; returns ``planned`` or ``already_planned``.
 
     A re-delivered event whose plan was dispatched sends nothing; one that stopped between the plan
@@ -72,7 +72,7 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
             captions=prepared.captions,
             text_type="ssml" if prepared.script.is_ssml else "text",
         )
-    parts = service.engine.parts(prepared, deadline=seconds_left(context, service.config.deadline_margin_s))
+    parts = service.engine.parts(prepared, deadline=call.seconds_left())
     sidecars = store_sidecars(service, prepared, keys)  # from the durations: ready before any part is
     document = {
         "status": "queued",
@@ -85,7 +85,7 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
         "pauses": [p.pause_s for p in parts],  # the silence before each part (SSML breaks make them differ)
         "tail_s": prepared.tail_s,  # and after the last one
         "submitted_at": utc_now(),
-        "request_id": request_id,
+        "request_id": call.request_id,
     }
     if sidecars:
         document["sidecars"] = sidecars
@@ -121,7 +121,7 @@ def is_part_message(body: object) -> bool:
     return isinstance(body, Mapping) and isinstance(body.get(PART_MESSAGE), Mapping)
 
 
-def serve_part(service: Service, body: Mapping[str, Any], record: Mapping[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
+def serve_part(service: Service, body: Mapping[str, Any], record: Mapping[str, Any], call: LambdaCall) -> dict[str, Any]:
     """Render one part (unless stored already), then assemble if it was the last one missing.
 
     From the dead-letter queue, the part's retries are spent: the job is marked failed instead."""
@@ -131,17 +131,17 @@ def serve_part(service: Service, body: Mapping[str, Any], record: Mapping[str, A
     total = int(message["total"])
     store = service.store
     if record.get("eventSourceARN") is not None and record.get("eventSourceARN") == service.config.parts_dlq_arn:
-        return _fail_job(service, keys, part.index, request_id)
+        return _fail_job(service, keys, part.index, call.request_id)
     if store.head(keys.bucket, keys.manifest) is not None:
         return {"part": part.index, "status": "job_finished"}
     status = "stored_already"
     if store.head(keys.bucket, keys.part(part.index)) is None:
         started = time.perf_counter()
         try:
-            samples = service.engine.render_part(part, deadline=seconds_left(context, service.config.deadline_margin_s))
+            samples = service.engine.render_part(part, deadline=call.seconds_left())
         except Exception as error:
             # Kept for the dead-letter handler, which only has the message: why this part failed.
-            store.put_json(keys.bucket, keys.part_error(part.index), error_manifest(error, {"part": part.index}, request_id))
+            store.put_json(keys.bucket, keys.part_error(part.index), error_manifest(error, {"part": part.index}, call.request_id))
             raise
         synth_ms = (time.perf_counter() - started) * 1000.0
         store.put(
@@ -155,7 +155,7 @@ def serve_part(service: Service, body: Mapping[str, Any], record: Mapping[str, A
         logger.info("part rendered", extra={"part": part.index, "total": total, "synth_ms": round(synth_ms, 1)})
     result: dict[str, Any] = {"part": part.index, "status": status}
     if len(store.list_keys(keys.bucket, keys.parts_prefix)) >= total:
-        result["assembly"] = assemble(service, keys, message["format"], part.options, total, request_id=request_id)
+        result["assembly"] = assemble(service, keys, message["format"], part.options, total, request_id=call.request_id)
     return result
 
 

@@ -52,9 +52,10 @@ from .errors import (
     UnsupportedMediaType,
     log_error,
 )
+from .invocation import LambdaCall
 from .openai import parse_openai_request
 from .playground import page_response
-from .rendering import render, synthesis_budget_s
+from .rendering import render
 from .request import TtsRequest, parse_json, parse_request
 from .responses import empty_response, error_response, http_success, json_response, text_response, without_body
 from .service import Service
@@ -105,9 +106,7 @@ class HttpCall:
     """One function URL request with the few views the endpoints need."""
 
     event: LambdaFunctionUrlEvent
-    request_id: str
-    context: Any
-    cold_start: bool
+    invocation: LambdaCall
 
     @property
     def method(self) -> str:
@@ -267,7 +266,7 @@ class Route:
 
 
 def health(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
-    report = service.init_report(call.request_id) | {"cold_start": call.cold_start, "status": "ok"}
+    report = service.init_report(call.invocation.request_id) | {"cold_start": call.invocation.cold_start, "status": "ok"}
     try:
         engine = service.engine
     except SupertonicError:
@@ -340,17 +339,17 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, A
     rendered = render(
         service.engine,
         prepared,
-        budget_s=synthesis_budget_s(call.context, service.config.deadline_margin_s),
+        budget_s=call.invocation.synthesis_budget_s(),
         source="http",
     )
-    return http_success(service, rendered, request_id=call.request_id, as_json=answer == JSON_TYPE)
+    return http_success(service, rendered, request_id=call.invocation.request_id, as_json=answer == JSON_TYPE)
 
 
 def _describe(service: Service, call: HttpCall, prepared: Prepared, answer: str) -> dict[str, Any]:
     """Speech marks or captions of the audio this request would get, instead of the audio."""
     content_type = MARKS_CONTENT_TYPE if answer == "marks" else CAPTION_TYPES[prepared.captions[0]]
     chosen = call.negotiate([content_type.split(";")[0], JSON_TYPE])
-    described = describe(service.engine, prepared, answer, budget_s=synthesis_budget_s(call.context, service.config.deadline_margin_s))
+    described = describe(service.engine, prepared, answer, budget_s=call.invocation.synthesis_budget_s())
     if chosen == JSON_TYPE:
         return json_response(200, described.document(), described.headers())
     return text_response(200, described.body, described.content_type, described.headers())
@@ -389,20 +388,20 @@ ROUTES = (
 # --- dispatch -----------------------------------------------------------------------------------------
 
 
-def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> dict[str, Any]:
+def handle(service: Service, event: dict[str, Any], invocation: LambdaCall) -> dict[str, Any]:
     """Answer one function URL request; never raises, never leaks a stack trace."""
     try:
         check_function_url(event)
     except MalformedEvent as error:  # not an HttpCall: its views would read the broken parts
         log_error(error, "request")
-        return _as_sent(method_of(event), error_response(error, request_id=request_id))
-    call = HttpCall(LambdaFunctionUrlEvent(event), request_id, context, cold_start)
+        return _as_sent(method_of(event), error_response(error, request_id=invocation.request_id))
+    call = HttpCall(LambdaFunctionUrlEvent(event), invocation)
     extra_headers = _cors_headers(service, call)
     try:
         response = _route(service, call)
     except Exception as error:  # typed or a bug: log_error says how loudly, error_response what the client may see
         log_error(error, "request", path=call.path, method=call.method)
-        response = error_response(error, request_id=request_id, as_audio=call.error_as_audio, openai=call.path == OPENAI_PATH)
+        response = error_response(error, request_id=invocation.request_id, as_audio=call.error_as_audio, openai=call.path == OPENAI_PATH)
         if isinstance(error, MethodNotAllowed):
             extra_headers["allow"] = ", ".join(error.allowed)
     response["headers"].update(extra_headers)

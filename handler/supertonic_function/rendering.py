@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote
 
 from supertonic_engine import AudioWriter, Deadline, Engine, Prepared, SynthesisResult
@@ -27,14 +27,6 @@ from .telemetry import record_synthesis
 # about 1 GB/s, while an answer over 6 MB is uploaded to S3, taken here at a conservative 20 MB/s
 # for one PUT from Lambda; an S3 job's audio is uploaded the same way.
 DELIVERY_BYTES_PER_S = 20e6
-
-
-class InvocationContext(Protocol):
-    """The part of Lambda's context object the function uses."""
-
-    aws_request_id: str
-
-    def get_remaining_time_in_millis(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -99,26 +91,6 @@ class Rendered:
             # A custom voice's file name may be any text; a header value must be ASCII.
             "x-supertonic-voice": quote(self.request.options.voice, safe=":,."),
         }
-
-
-def seconds_left(context: InvocationContext | None, margin_s: float) -> float | None:
-    """The invocation's time left minus ``margin_s`` (zero or less when none is); None outside
-    Lambda (no context, no deadline)."""
-    if context is None:
-        return None
-    return context.get_remaining_time_in_millis() / 1000.0 - margin_s
-
-
-def synthesis_budget_s(context: InvocationContext | None, margin_s: float) -> float | None:
-    """Seconds synthesis and encoding may take in this invocation: the time left minus
-    ``margin_s``; None outside Lambda (no context, no deadline)."""
-    budget_s = seconds_left(context, margin_s)
-    if budget_s is not None and budget_s <= 0:
-        # Nothing is left beyond the margin: earlier work in this invocation (another record of
-        # the same S3 event) used the time, or the timeout is not longer than the margin. A cold
-        # start is no cause: Lambda does not count the init phase against the timeout.
-        raise NoTimeToStart(budget_s + margin_s, margin_s, "finishing and delivering the answer")
-    return budget_s
 
 
 def render(

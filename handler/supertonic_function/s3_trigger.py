@@ -37,8 +37,9 @@ from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
 from . import fanout
 from .described import store_sidecars
 from .errors import RecordsLeft, error_manifest, is_input_fault, utc_now
+from .invocation import LambdaCall
 from .layout import KeyKind, ResultKeys, revision
-from .rendering import Rendered, render, seconds_left
+from .rendering import Rendered, render
 from .request import OPTION_FIELDS, TtsRequest, parse_json, parse_request
 from .service import Service
 from .telemetry import logger
@@ -48,8 +49,6 @@ from .telemetry import logger
 # requests) is the share left over; a slow download or earlier records take more, and then a
 # deadline is a reason to retry, not to fail the text.
 FAIR_SHARE = 0.95
-# (request id, synthesis budget at its first reading): see Clock.start.
-_invocation_budget: tuple[str | None, float | None] = (None, None)
 
 
 @dataclass(frozen=True)
@@ -84,50 +83,30 @@ class SourceObject:
         return {name: value for name, value in asdict(self).items() if name != "metadata"}
 
 
-@dataclass(frozen=True)
-class Clock:
-    """The invocation's time, as Lambda's context tells it; without a context there is no deadline."""
+def blames_text(call: LambdaCall, error: DeadlineExceeded) -> bool:
+    """Whether the text could not be rendered even in a fresh invocation.
 
-    context: Any
-    margin_s: float
-    fresh_s: float | None  # the synthesis budget at the start of the invocation: what a retry gets
-
-    @classmethod
-    def start(cls, context: Any, margin_s: float) -> Clock:
-        """The clock of this invocation. Its fresh budget is read once per invocation: the messages
-        of an SQS batch are each an S3 event of their own, and a later one, started with what the
-        earlier ones left, must not take that remainder for what a fresh invocation gets."""
-        global _invocation_budget
-        request_id = getattr(context, "aws_request_id", None)
-        if request_id is None or _invocation_budget[0] != request_id:
-            _invocation_budget = (request_id, seconds_left(context, margin_s))
-        return cls(context, margin_s, _invocation_budget[1])
-
-    def budget_s(self) -> float | None:
-        return seconds_left(self.context, self.margin_s)
-
-    def blames_text(self, error: DeadlineExceeded) -> bool:
-        """Whether the text could not be rendered even in a fresh invocation.
-
-        The chunks after the one the synthesis stopped in take at least as long each as the ones
-        before it did on average (that chunk counted as done), so the text needs at least this much;
-        only when even that passes the fair share of a fresh invocation's time is retrying pointless.
-        """
-        if self.fresh_s is None:
-            return True
-        spent = error.elapsed_s + error.held_back_s
-        needs_at_least = spent * max(error.total_chunks, 1) / (error.done_chunks + 1)
-        return needs_at_least >= FAIR_SHARE * self.fresh_s
+    The chunks after the one the synthesis stopped in take at least as long each as the ones
+    before it did on average (that chunk counted as done), so the text needs at least this much;
+    only when even that passes the fair share of a fresh invocation's time is retrying pointless.
+    The fresh time is the one read when this invocation began: the messages of an SQS batch are
+    each an S3 event of their own, and a later one, started with what the earlier ones left, must
+    not take that remainder for what a fresh invocation gets.
+    """
+    if call.fresh_s is None:
+        return True
+    spent = error.elapsed_s + error.held_back_s
+    needs_at_least = spent * max(error.total_chunks, 1) / (error.done_chunks + 1)
+    return needs_at_least >= FAIR_SHARE * call.fresh_s
 
 
-def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any) -> dict[str, Any]:
-    clock = Clock.start(context, service.config.deadline_margin_s)
+def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> dict[str, Any]:
     outcomes: list[Outcome] = []
     for record in S3Event(event).records:
         if outcomes and outcomes[-1].status == "left":  # no time for it either: do not start it
             outcomes.append(_left(record.s3.bucket.name, unquote_plus(record.s3.get_object.key)))
             continue
-        outcomes.append(render_record(service, record, request_id=request_id, clock=clock))
+        outcomes.append(render_record(service, record, call))
     left = [outcome for outcome in outcomes if outcome.status == "left"]
     if left:
         logger.info("records left for the retry", extra={"results": [outcome.to_dict() for outcome in outcomes]})
@@ -135,8 +114,8 @@ def handle(service: Service, event: dict[str, Any], *, request_id: str, context:
     return {"results": [outcome.to_dict() for outcome in outcomes]}
 
 
-def render_record(service: Service, record: S3EventRecord, *, request_id: str, clock: Clock) -> Outcome:
-    """Render one record within the time ``clock`` says is left; ``left`` when there was too little."""
+def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> Outcome:
+    """Render one record within the time ``call`` has left; ``left`` when there was too little."""
     announced = record.s3.get_object
     # Notification keys are form-encoded: "my story.txt" arrives as "my+story.txt".
     bucket, key = record.s3.bucket.name, unquote_plus(announced.key)
@@ -155,7 +134,7 @@ def render_record(service: Service, record: S3EventRecord, *, request_id: str, c
         return _skip(bucket, key, "already_done", keys.manifest)
     if service.store.head(keys.bucket, keys.dispatched) is not None:  # rendering in parts already
         return _skip(bucket, key, "already_planned", keys.manifest)
-    budget_s = clock.budget_s()
+    budget_s = call.seconds_left()
     if budget_s is not None and budget_s <= 0:  # nothing left to start it with
         return _left(bucket, key)
     # The audio is encoded into /tmp as it is made (a long text never sits whole in memory) and
@@ -165,29 +144,30 @@ def render_record(service: Service, record: S3EventRecord, *, request_id: str, c
         try:
             prepared = _prepare(service, source)
             if fanout.fans_out(service, prepared):
-                planned = fanout.plan(service, prepared, keys, source.to_dict(), request_id=request_id, context=clock.context)
+                planned = fanout.plan(service, prepared, keys, source.to_dict(), call)
                 return Outcome(bucket, key, planned, manifest_key=keys.manifest)
-            rendered = _render(service, prepared, clock, audio_path)
+            rendered = _render(service, prepared, call, audio_path)
             sidecars = store_sidecars(service, prepared, keys)
         except (ObjectMissing, ObjectChanged) as error:
             # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
             return _skip(bucket, key, error.code)
         except DeadlineExceeded as error:
-            if not clock.blames_text(error):
+            if not blames_text(call, error):
                 return _left(bucket, key)
-            return _fail(service, source, keys, error, request_id)
+            return _fail(service, source, keys, error, call.request_id)
         except Exception as error:
             if not is_input_fault(error):
                 raise
-            return _fail(service, source, keys, error, request_id)
-        audio_key = keys.audio(rendered.extension, request_id)
+            return _fail(service, source, keys, error, call.request_id)
+        audio_key = keys.audio(rendered.extension, call.request_id)
         published = service.store.publish(
             keys.bucket,
             audio_key=audio_key,
             audio=audio_path,
             content_type=rendered.content_type,
             manifest_key=keys.manifest,
-            manifest=_done_manifest(rendered, source, keys.bucket, audio_key, request_id) | ({"sidecars": sidecars} if sidecars else {}),
+            manifest=_done_manifest(rendered, source, keys.bucket, audio_key, call.request_id)
+            | ({"sidecars": sidecars} if sidecars else {}),
         )
     if not published:
         return _skip(bucket, key, "already_done", keys.manifest)
@@ -241,11 +221,11 @@ def _prepare(service: Service, source: SourceObject) -> Prepared:
     return _request_from(service, text, source.metadata).prepare(service.engine)
 
 
-def _render(service: Service, prepared: Prepared, clock: Clock, audio_path: Path) -> Rendered:
+def _render(service: Service, prepared: Prepared, call: LambdaCall, audio_path: Path) -> Rendered:
     return render(
         service.engine,
         prepared,
-        budget_s=clock.budget_s(),  # read after the download, which may have been slow
+        budget_s=call.seconds_left(),  # read after the download, which may have been slow
         source="s3",
         into=audio_path,
         upload_bytes_per_s=service.config.upload_mb_per_s * 1e6,

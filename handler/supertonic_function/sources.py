@@ -13,9 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
 from . import direct, fanout, http_api, s3_trigger
 from .envelopes import check_s3, s3_from_eventbridge, sns_message, sqs_body, sqs_message_ids
 from .errors import BatchFailed, MalformedEvent, UnknownEvent, error_result, log_error
+from .invocation import LambdaCall
 from .service import Service
 from .telemetry import logger
 
@@ -27,7 +31,7 @@ class EventSource(Protocol):
     def recognises(event: Mapping[str, Any]) -> bool: ...
 
     @staticmethod
-    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any: ...
+    def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any: ...
 
 
 class FunctionUrlSource:
@@ -41,8 +45,8 @@ class FunctionUrlSource:
         return event.get("version") == "2.0" and isinstance(context, Mapping) and "http" in context
 
     @staticmethod
-    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
-        return http_api.handle(service, event, request_id=request_id, context=context, cold_start=cold_start)
+    def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
+        return http_api.handle(service, event, call)
 
 
 class S3TestEventSource:
@@ -55,7 +59,7 @@ class S3TestEventSource:
         return event.get("Event") == "s3:TestEvent"
 
     @staticmethod
-    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
+    def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
         logger.info("s3 test event ignored", extra={"bucket": event.get("Bucket")})
         return {"results": [], "ignored": "s3:TestEvent"}
 
@@ -74,13 +78,13 @@ class S3NotificationSource:
         return _records_from(event, "eventSource", "aws:s3")
 
     @staticmethod
-    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
+    def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
         try:
             check_s3(event)
         except MalformedEvent as error:  # S3 sends none: a hand-made event, answered and not retried
             log_error(error, "s3 event")
-            return error_result(error, request_id)
-        return s3_trigger.handle(service, event, request_id=request_id, context=context)
+            return error_result(error, call.request_id)
+        return s3_trigger.handle(service, event, call)
 
 
 class WrappedS3NotificationSource:
@@ -94,9 +98,9 @@ class WrappedS3NotificationSource:
         return S3NotificationSource.recognises(event)
 
     @staticmethod
-    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
+    def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
         check_s3(event)
-        return s3_trigger.handle(service, event, request_id=request_id, context=context)
+        return s3_trigger.handle(service, event, call)
 
 
 class EventBridgeS3Source:
@@ -109,8 +113,8 @@ class EventBridgeS3Source:
         return event.get("source") == "aws.s3" and event.get("detail-type") == "Object Created"
 
     @staticmethod
-    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
-        return s3_trigger.handle(service, s3_from_eventbridge(event), request_id=request_id, context=context)
+    def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
+        return s3_trigger.handle(service, s3_from_eventbridge(event), call)
 
 
 class SnsSource:
@@ -124,15 +128,13 @@ class SnsSource:
         return _records_from(event, "EventSource", "aws:sns")
 
     @staticmethod
-    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
+    def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
         results = [
             serve_wrapped(
                 service,
                 sns_message(record, f"Records[{index}]"),
                 f"Records[{index}].Sns.Message",
-                request_id=request_id,
-                context=context,
-                cold_start=cold_start,
+                call,
             )
             for index, record in enumerate(event["Records"])
         ]
@@ -147,6 +149,10 @@ class SqsSource:
     When every message failed the invocation fails instead, so that none is deleted even by a
     mapping without that setting.
     https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
+
+    Powertools' ``BatchProcessor`` runs the batch and keeps the failures; the whole-batch failure
+    is raised here as ``BatchFailed``, one of the function's own typed errors, instead of its
+    ``BatchProcessingError``.
     """
 
     name = "sqs"
@@ -156,27 +162,33 @@ class SqsSource:
         return _records_from(event, "eventSource", "aws:sqs")
 
     @staticmethod
-    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
-        ids = sqs_message_ids(event)
-        failed: list[str] = []
-        first: BaseException | None = None
-        for index, (message_id, record) in enumerate(zip(ids, event["Records"], strict=True)):
-            at = f"Records[{index}]"
+    def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
+        records = event["Records"]
+        sqs_message_ids(event)  # every record names its message, or none is served
+        index_of = {id(record): index for index, record in enumerate(records)}
+
+        def serve(record: SQSRecord) -> Any:  # BatchProcessor passes it by this name
+            raw, message_id = record.raw_event, record.message_id
+            at = f"Records[{index_of[id(raw)]}]"
             try:
-                body = sqs_body(record, at)
+                body = sqs_body(raw, at)
                 if fanout.is_part_message(body):  # a long job's part (fanout.py), or its dead letter
-                    result = fanout.serve_part(service, body, record, request_id=request_id, context=context)
+                    result = fanout.serve_part(service, body, raw, call)
                 else:
-                    result = serve_wrapped(service, body, f"{at}.body", request_id=request_id, context=context, cold_start=cold_start)
+                    result = serve_wrapped(service, body, f"{at}.body", call)
             except Exception as error:  # this message's failure, not the batch's: the others go on
-                log_error(error, "sqs message", message_id=message_id, receive_count=_receive_count(record))
-                failed.append(message_id)
-                first = first or error
-                continue
+                log_error(error, "sqs message", message_id=message_id, receive_count=_receive_count(raw))
+                raise
             logger.info("sqs message served", extra={"message_id": message_id, "result": result})
-        if first is not None and len(failed) == len(ids):
-            raise BatchFailed(len(ids), first) from first
-        return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
+            return result
+
+        processor = BatchProcessor(EventType.SQS, raise_on_entire_batch_failure=False)
+        with processor(records=records, handler=serve):
+            processor.process()
+        first = processor.exceptions[0][1] if processor.exceptions else None
+        if first is not None and len(processor.fail_messages) == len(records):
+            raise BatchFailed(len(records), first) from first
+        return processor.response()
 
 
 def _receive_count(record: Mapping[str, Any]) -> Any:
@@ -194,8 +206,8 @@ class DirectInvokeSource:
         return "text" in event
 
     @staticmethod
-    def handle(service: Service, event: dict[str, Any], *, request_id: str, context: Any, cold_start: bool) -> Any:
-        return direct.handle(service, event, request_id=request_id, context=context)
+    def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
+        return direct.handle(service, event, call)
 
 
 SOURCES: tuple[type[EventSource], ...] = (
@@ -232,17 +244,17 @@ def unknown_event(event: object, where: str = "event") -> UnknownEvent:
     return error
 
 
-def serve_wrapped(service: Service, event: Any, where: str, *, request_id: str, context: Any, cold_start: bool) -> Any:
+def serve_wrapped(service: Service, event: Any, where: str, call: LambdaCall) -> Any:
     """Serve the event an SNS message or SQS body carries; anything it cannot serve is raised."""
     source = source_of(event, WRAPPED)
     if source is None:
         raise unknown_event(event, where)
-    return source.handle(service, event, request_id=request_id, context=context, cold_start=cold_start)
+    return source.handle(service, event, call)
 
 
-def dispatch(service: Service, event: Any, *, request_id: str, context: Any, cold_start: bool) -> Any:
+def dispatch(service: Service, event: Any, call: LambdaCall) -> Any:
     source = source_of(event)
     if source is None:
         raise unknown_event(event)
     logger.append_keys(event_source=source.name)
-    return source.handle(service, event, request_id=request_id, context=context, cold_start=cold_start)
+    return source.handle(service, event, call)
