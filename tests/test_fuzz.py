@@ -40,7 +40,8 @@ from supertonic_engine.errors import SupertonicError
 from supertonic_function.config import FunctionConfig
 from supertonic_function.envelopes import check_function_url
 from supertonic_function.errors import MalformedEvent
-from supertonic_function.http_api import OPENAI_PATH, HttpCall
+from supertonic_function.http_api import OPENAI_PATH
+from supertonic_function.http_call import HttpCall
 from supertonic_function.invocation import LambdaCall
 from supertonic_function.service import Service
 from supertonic_function.sources import DirectInvokeSource, FunctionUrlSource, source_of

@@ -15,7 +15,7 @@ from fixtures_s3 import FUNCTION_ENV, INPUT_BUCKET, OUTPUT_BUCKET
 
 from supertonic_engine.config import DEFAULT_MAX_TEXT_CHARS, ENV_MODEL_DIR
 from supertonic_engine.synthesis import DEFAULT_SPEED, SPEED_RANGE
-from supertonic_function import http_api
+from supertonic_function import cors as function_cors
 from supertonic_function.config import (
     ENV_CORS_ALLOW_ORIGINS,
     ENV_FUNCTION_TIMEOUT,
@@ -128,10 +128,10 @@ def test_cors_is_the_url_s_own_and_matches_the_function_s(function: dict[str, An
     conditions = document["Conditions"]
     assert conditions[condition] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "CorsAllowOrigins"}, ""]}]}
     assert cors["AllowOrigins"] == {"Fn::Split": [",", {"Ref": "CorsAllowOrigins"}]}
-    assert tuple(cors["AllowMethods"]) == http_api.CORS_ALLOW_METHODS
-    assert tuple(cors["AllowHeaders"]) == http_api.CORS_ALLOW_HEADERS
-    assert tuple(cors["ExposeHeaders"]) == http_api.CORS_EXPOSE_HEADERS
-    assert cors["MaxAge"] == http_api.CORS_MAX_AGE_S
+    assert tuple(cors["AllowMethods"]) == function_cors.CORS_ALLOW_METHODS
+    assert tuple(cors["AllowHeaders"]) == function_cors.CORS_ALLOW_HEADERS
+    assert tuple(cors["ExposeHeaders"]) == function_cors.CORS_EXPOSE_HEADERS
+    assert cors["MaxAge"] == function_cors.CORS_MAX_AGE_S
     assert all(len(method) <= 6 for method in cors["AllowMethods"])  # Lambda's limit per entry
     # The function does not answer CORS as well where the URL does.
     assert ENV_CORS_ALLOW_ORIGINS not in template.function("TtsFunction").environment
@@ -285,7 +285,7 @@ def test_output_bucket_lets_the_url_s_origins_read_the_audio(template: Template)
     (rule,) = cors["CorsRules"]
     # "null": the Origin a followed cross-origin redirect carries.
     assert rule["AllowedOrigins"] == {"Fn::Split": [",", {"Fn::Sub": "${CorsAllowOrigins},null"}]}
-    assert set(rule["AllowedMethods"]) == {"GET", "HEAD"} and rule["MaxAge"] == http_api.CORS_MAX_AGE_S
+    assert set(rule["AllowedMethods"]) == {"GET", "HEAD"} and rule["MaxAge"] == function_cors.CORS_MAX_AGE_S
     assert "CorsConfiguration" not in template.resources["InputBucket"]["Properties"]
 
 
