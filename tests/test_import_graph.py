@@ -50,7 +50,7 @@ def _absolute(package: str, level: int, name: str | None) -> str:
     if not level:
         return name or ""
     parts = package.split(".") if package else []
-    base = parts[: len(parts) - (level - 1)] if level > 1 else parts
+    base = parts[: len(parts) - level + 1]  # level 1 is the package itself, each further dot its parent
     return ".".join([*base, *([name] if name else [])])
 
 
