@@ -16,22 +16,17 @@ import statistics
 from contextlib import ExitStack
 from pathlib import Path
 
+from ..function.limits import lambda_cpus
+from ..function.template import Template
+from .prices import POLLY_USD_PER_M_CHARS, USD_PER_GB_S, USD_PER_REQUEST, request_usd
+from .spawner import Spawner, context
+from .texts import SHORT_TEXTS, SUMMARY_CASE, VOICE, long_text
+
 COST_SIZES_MB = (1024, 1536, 1769, 2048, 3008, 3538)
-# Lambda x86 in us-east-1 (aws.amazon.com/lambda/pricing, 2026-12).
-USD_PER_GB_S = 0.0000166667
-USD_PER_REQUEST = 0.20 / 1_000_000
-# Amazon Polly per million characters (aws.amazon.com/polly/pricing, 2026-12).
-POLLY_USD_PER_M_CHARS = {"standard": 4.0, "neural": 16.0, "generative": 30.0}
 LATENCY_CHARS = 300
 # The recommendation: among the sizes where the template's longest synchronous request finishes
 # inside its Timeout, the fastest whose cost per character is within this much of the cheapest.
 COST_SLACK = 1.10
-
-
-def request_usd(memory_mb: int, seconds: float) -> float:
-    """What one invocation costs: memory x billed duration (1 ms granularity) plus the request fee."""
-    billed_s = math.ceil(seconds * 1000) / 1000
-    return memory_mb / 1024 * billed_s * USD_PER_GB_S + USD_PER_REQUEST
 
 
 def lambda_threads(memory_mb: int) -> int:
@@ -42,10 +37,6 @@ def lambda_threads(memory_mb: int) -> int:
 
 
 def run_cost(model_dir: Path, sides: list, runs: int, stack: ExitStack, sizes: tuple[int, ...] = COST_SIZES_MB) -> dict:
-    from ..function.limits import lambda_cpus
-    from .run import SUMMARY_CASE, VOICE, Spawner, context
-    from .texts import SHORT_TEXTS, long_text
-
     lang, chars, steps = SUMMARY_CASE
     sync_chars, budget_s = sync_limits()
     summary_text = SHORT_TEXTS[lang][chars]
@@ -121,8 +112,6 @@ def run_cost(model_dir: Path, sides: list, runs: int, stack: ExitStack, sizes: t
 
 def sync_limits() -> tuple[int, float]:
     """The template's longest synchronous text and the synthesis time it gets (Timeout minus the margin)."""
-    from ..function.template import Template
-
     function = Template.load().function()
     chars = int(function.environment.get("SUPERTONIC_SYNC_MAX_TEXT_CHARS") or 3000)
     margin = float(function.environment.get("SUPERTONIC_DEADLINE_MARGIN_S") or 2.0)

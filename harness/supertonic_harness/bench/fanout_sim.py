@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from .cost import POLLY_USD_PER_M_CHARS, USD_PER_GB_S, USD_PER_REQUEST
+from .prices import POLLY_USD_PER_M_CHARS, USD_PER_GB_S, USD_PER_REQUEST
 
 SQS_START_CONCURRENCY = 5
 SQS_ADDED_PER_MINUTE = 300

@@ -1,10 +1,14 @@
 """Benchmark texts: 59, 152 and 266 characters (the lengths of the official performance table) in
-English and Korean, and one long text of about 3,000 characters for the chunked path."""
+English and Korean, one long text of about 3,000 characters for the chunked path, and the voice
+and request that every mode speaks with."""
 
 from __future__ import annotations
 
 import itertools
 import re
+
+VOICE = "M1"
+SUMMARY_CASE = ("en", 266, 8)  # the request the summary speaks of: language, characters, steps
 
 SHORT_TEXTS: dict[str, dict[int, str]] = {
     "en": {

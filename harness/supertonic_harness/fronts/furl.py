@@ -7,6 +7,14 @@ is text). The handler's answer becomes HTTP the way Lambda does it: ``statusCode
 ``application/json`` body; a failed invocation is a 502, and so is an answer no HTTP response can
 carry (a status out of range, a header with a line break, a body UTF-8 cannot encode), with the
 reason in ``HttpResponse.problem`` for the emulator's log and replay's report.
+
+The emulator's front (``FunctionUrlServer``) reads request bodies with ``read_body`` on the standard
+library's ``http.server`` rather than with werkzeug's server (``werkzeug.serving``, 3.1): that server
+sends ``Connection: close`` on every response, so a keep-alive connection never serves a second
+request; its ``DechunkedInput`` fails with ``OSError`` on a chunk extension (``a;name=value``) and
+on a trailer field instead of reading past them; and it reads ``gzip, chunked`` as plain chunked.
+Streaming needs no werkzeug either: under ``HTTP/1.1`` the handler can write each piece of an answer
+to ``wfile`` as a chunk as it arrives.
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ its source; this module needs the ``onnx`` package (the ``tools`` extra) and run
 
 from __future__ import annotations
 
-import argparse
 import logging
 import math
 import shutil
@@ -43,7 +42,6 @@ import onnxruntime as ort
 from supertonic_engine import prepared
 from supertonic_engine.assets import GRAPHS, load_assets
 from supertonic_engine.config import PRECISIONS
-from supertonic_engine.cpu import INT8_TARGETS
 from supertonic_engine.errors import ModelError
 from supertonic_engine.files import replace_directory
 
@@ -238,24 +236,3 @@ def probe_inputs(session: ort.InferenceSession, text_length: int, latent_length:
         else:
             feeds[value.name] = rng.standard_normal(shape, dtype=np.float32)
     return feeds
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m supertonic_tools.optimize MODEL_DIR [--out DIR]``: the image build step (no CLI needed)."""
-    from ..prepare import prepare_command
-
-    parser = argparse.ArgumentParser(prog="python -m supertonic_tools.optimize", description=__doc__.splitlines()[0])
-    parser.add_argument("model", help="model directory in the official layout")
-    parser.add_argument("--out", default=None, help="where to write the prepared graphs (default: MODEL/prepared)")
-    parser.add_argument(
-        "--precision",
-        choices=PRECISIONS,
-        default="fp32",
-        help="int8: also quantize the encoder's and estimator's MatMuls (into MODEL/prepared-int8)",
-    )
-    parser.add_argument(
-        "--isa", choices=("auto", *INT8_TARGETS), default="auto", help="int8 settings for this CPU (auto) or for a VNNI or AVX2 one"
-    )
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
-    return prepare_command(args)
