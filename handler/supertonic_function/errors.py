@@ -10,7 +10,6 @@ is a bug and answers 500 with a message that points at the logs, never a stack t
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from supertonic_engine.errors import (
@@ -312,19 +311,3 @@ def is_input_fault(error: BaseException) -> bool:
     text's fault only when the text had the invocation's whole time (``s3_trigger`` decides that).
     """
     return isinstance(error, (InvalidRequest, DeadlineExceeded))
-
-
-def error_manifest(error: BaseException, source: Mapping[str, Any], request_id: str | None = None) -> dict[str, Any]:
-    """The manifest written in place of a result when a text object cannot be rendered: final,
-    since only input faults get one (everything retryable is raised instead)."""
-    return {
-        "status": "failed",
-        "source": dict(source),
-        "error": error_detail(error, request_id),
-        "http_status": http_status(error),
-        "finished_at": utc_now(),
-    }
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

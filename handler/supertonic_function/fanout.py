@@ -30,10 +30,11 @@ import numpy as np
 from supertonic_engine import AudioWriter, Part, Prepared, SynthesisOptions
 from supertonic_engine.audio import audio_format, content_type
 
+from . import results
 from .described import store_sidecars
-from .errors import error_manifest, utc_now
 from .invocation import LambdaCall
 from .layout import ResultKeys
+from .results import AudioSummary, ChunkEntry
 from .service import Service
 from .telemetry import logger
 
@@ -51,7 +52,7 @@ def fans_out(service: Service, prepared: Prepared) -> bool:
 # --- the planner -------------------------------------------------------------------------------
 
 
-def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping[str, Any], call: LambdaCall) -> str:
+def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping[str, Any], call: LambdaCall, *, submitted_at: str) -> str:
     """Write the job's plan and send its parts; returns ``planned`` or ``already_planned``.
 
     A re-delivered event whose plan was dispatched sends nothing; one that stopped between the plan
@@ -84,15 +85,16 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
         "forecast_s": round(sum(p.speech_s for p in parts) + prepared.total_silence_s, 3),
         "pauses": [p.pause_s for p in parts],  # the silence before each part (SSML breaks make them differ)
         "tail_s": prepared.tail_s,  # and after the last one
-        "submitted_at": utc_now(),
+        "ranges": [list(r) for r in prepared.chunk_byte_ranges()],  # each part's bytes of the text, for the manifest
+        "precision": service.engine.precision,
+        "sidecars": sidecars,
+        "submitted_at": submitted_at,
         "request_id": call.request_id,
     }
-    if sidecars:
-        document["sidecars"] = sidecars
     if stored is None:
         store.put_json(keys.bucket, keys.plan, document, only_if_absent=True)
     _send(service, [_message(keys, prepared.format.name, len(parts), part) for part in parts])
-    store.put_json(keys.bucket, keys.dispatched, {"parts": len(parts), "dispatched_at": utc_now()})
+    store.put_json(keys.bucket, keys.dispatched, {"parts": len(parts), "dispatched_at": results.utc_now()})
     logger.info("job fanned out", extra={"parts": len(parts), "folder": keys.folder})
     return "planned"
 
@@ -141,7 +143,9 @@ def serve_part(service: Service, body: Mapping[str, Any], record: Mapping[str, A
             samples = service.engine.render_part(part, deadline=call.seconds_left())
         except Exception as error:
             # Kept for the dead-letter handler, which only has the message: why this part failed.
-            store.put_json(keys.bucket, keys.part_error(part.index), error_manifest(error, {"part": part.index}, call.request_id))
+            store.put_json(
+                keys.bucket, keys.part_error(part.index), results.failed(error, source={"part": part.index}, request_id=call.request_id)
+            )
             raise
         synth_ms = (time.perf_counter() - started) * 1000.0
         store.put(
@@ -175,55 +179,61 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
         sample_rate = service.engine.sample_rate
         # A plan made before pauses were per part holds none: the usual silence between every two.
         pauses = plan_doc.get("pauses") or [options.pause_before(index) for index in range(total)]
-        chunks: list[dict[str, Any]] = []
+        # A plan made before ranges were kept has none: the chunks are listed without their bytes.
+        ranges = plan_doc.get("ranges") or [[None, None]] * total
+        chunks: list[ChunkEntry] = []
         position = 0
+        synth_ms: float | None = 0.0
         started = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
             path = Path(scratch) / f"audio.{fmt.extension}"
             # One part in memory at a time; the file streams to S3 in a multipart upload.
             with AudioWriter(path, fmt, sample_rate) as writer:
                 for index in range(total):
-                    samples = np.frombuffer(store.read_bytes(keys.bucket, keys.part(index)), dtype=SAMPLE_DTYPE)
+                    body, metadata = store.read_bytes(keys.bucket, keys.part(index))
+                    samples = np.frombuffer(body, dtype=SAMPLE_DTYPE)
                     position += _silence(writer, service.engine.frames(pauses[index]))
                     writer.write(samples)
-                    chunks.append(
-                        {
-                            "index": index,
-                            "start_s": round(position / sample_rate, 4),
-                            "end_s": round((position + samples.size) / sample_rate, 4),
-                        }
-                    )
+                    part_ms = _part_synth_ms(metadata)
+                    synth_ms = None if synth_ms is None or part_ms is None else synth_ms + part_ms
+                    start, end = ranges[index]
+                    chunks.append(ChunkEntry(index, start, end, position / sample_rate, (position + samples.size) / sample_rate, part_ms))
                     position += samples.size
                 position += _silence(writer, service.engine.frames(float(plan_doc.get("tail_s") or 0.0)))
+            assembly_ms = (time.perf_counter() - started) * 1000.0
             audio_key = keys.audio(fmt.extension, request_id)
-            size = path.stat().st_size
-            audio_type = content_type(fmt, sample_rate)
-            manifest: dict[str, Any] = {
-                "status": "done",
-                "source": plan_doc.get("source"),
-                "audio": {"bucket": keys.bucket, "key": audio_key, "content_type": audio_type, "bytes": size},
-                "format": fmt.name,
-                "duration_s": round(position / sample_rate, 4),
-                "sample_rate": fmt.sample_rate or sample_rate,
-                "model": service.engine.model_kind,
-                "voice": options.voice,
-                "lang": options.lang,
-                "steps": options.steps,
-                "speed": options.speed,
-                "seed": options.seed,
-                "characters": plan_doc.get("characters"),
-                "parts_total": total,
-                "assembly_ms": round((time.perf_counter() - started) * 1000.0, 1),
-                "submitted_at": plan_doc.get("submitted_at"),
-                "elapsed_s": _elapsed_s(plan_doc.get("submitted_at")),
-                "chunks": chunks,
-                "request_id": request_id,
-                "finished_at": utc_now(),
-            }
-            if plan_doc.get("sidecars"):
-                manifest["sidecars"] = plan_doc["sidecars"]
+            summary = AudioSummary(
+                format=fmt.name,
+                content_type=content_type(fmt, sample_rate),
+                size_bytes=path.stat().st_size,
+                duration_s=position / sample_rate,
+                sample_rate=fmt.sample_rate or sample_rate,
+                synth_ms=synth_ms,
+                encode_ms=assembly_ms,  # the assembly's time is the encoder's, besides reading the parts
+                model=service.engine.model_kind,
+                precision=plan_doc.get("precision") or service.engine.precision,
+                options=options,
+                characters=int(plan_doc.get("characters") or 0),
+                chunks=chunks,
+            )
+            manifest = results.done(
+                summary,
+                source=plan_doc.get("source"),
+                bucket=keys.bucket,
+                audio_key=audio_key,
+                request_id=request_id,
+                submitted_at=plan_doc.get("submitted_at") or results.utc_now(),
+                parts_total=total,
+                assembly_ms=assembly_ms,
+                sidecars=plan_doc.get("sidecars"),
+            )
             store.publish(
-                keys.bucket, audio_key=audio_key, audio=path, content_type=audio_type, manifest_key=keys.manifest, manifest=manifest
+                keys.bucket,
+                audio_key=audio_key,
+                audio=path,
+                content_type=summary.content_type,
+                manifest_key=keys.manifest,
+                manifest=manifest,
             )
     except BaseException:
         _release(service, keys)  # the retry of this message (or another last part) assembles anew
@@ -243,7 +253,7 @@ def _claim(service: Service, keys: ResultKeys, request_id: str) -> bool:
     """Take the assembly, or leave it to the worker that holds it; a claim older than the
     function's timeout was a worker that died (timeout, out of memory) and is taken over."""
     store = service.store
-    claim = {"request_id": request_id, "claimed_at": utc_now()}
+    claim = {"request_id": request_id, "claimed_at": results.utc_now()}
     if store.put_json(keys.bucket, keys.claim, claim, only_if_absent=True):
         return True
     held = store.head(keys.bucket, keys.claim)
@@ -273,51 +283,41 @@ def _tidy(service: Service, keys: ResultKeys) -> None:
 def _fail_job(service: Service, keys: ResultKeys, index: int, request_id: str) -> dict[str, Any]:
     """A part's retries are spent: the job's manifest says failed, naming the part and why."""
     store = service.store
-    why = store.get_json(keys.bucket, keys.part_error(index))
-    error = (why or {}).get("error") or {
-        "code": "part_failed",
-        "message": "the part's worker stopped without an answer (timeout or out of memory)",
-    }
+    why = store.get_json(keys.bucket, keys.part_error(index)) or {}
+    error = why.get("error") or {"code": "part_failed", "message": "the part's worker stopped without an answer (timeout or out of memory)"}
     plan_doc = store.get_json(keys.bucket, keys.plan) or {}
-    manifest = {
-        "status": "failed",
-        "source": plan_doc.get("source"),
-        "error": {**error, "part": index, "message": f"part {index} failed after every retry: {error.get('message')}"},
-        "parts_total": plan_doc.get("parts_total"),
-        "request_id": request_id,
-        "finished_at": utc_now(),
-    }
+    manifest = results.failed(
+        {**error, "part": index, "message": f"part {index} failed after every retry: {error.get('message')}"},
+        status=why.get("http_status"),
+        source=plan_doc.get("source"),
+        request_id=request_id,
+        submitted_at=plan_doc.get("submitted_at"),
+        parts_total=plan_doc.get("parts_total"),
+    )
     written = store.put_json(keys.bucket, keys.manifest, manifest, only_if_absent=True)
     logger.error("job failed", extra={"part": index, "error": manifest["error"], "written": written})
     return {"part": index, "status": "job_failed" if written else "job_finished"}
 
 
-def progress(service: Service, keys: ResultKeys) -> dict[str, Any] | None:
+def progress(service: Service, keys: ResultKeys, job_id: str) -> dict[str, Any] | None:
     """An in-flight fanned-out job's status (queued, running, assembling), or None when it has no plan."""
     store = service.store
     plan_doc = store.get_json(keys.bucket, keys.plan)
     if plan_doc is None:
         return None
     done = len([key for key in store.list_keys(keys.bucket, keys.parts_prefix) if key.endswith(".f32")])
-    total = int(plan_doc["parts_total"])
     if store.head(keys.bucket, keys.claim) is not None:
         status = "assembling"
     else:
         status = "running" if done else "queued"
-    return {
-        "status": status,
-        "parts_done": done,
-        "parts_total": total,
-        "submitted_at": plan_doc.get("submitted_at"),
-        "elapsed_s": _elapsed_s(plan_doc.get("submitted_at")),
-    }
+    return results.progress(
+        job_id, status, parts_done=done, parts_total=int(plan_doc["parts_total"]), submitted_at=plan_doc.get("submitted_at")
+    )
 
 
-def _elapsed_s(since: str | None) -> float | None:
-    if not since:
-        return None
+def _part_synth_ms(metadata: Mapping[str, str]) -> float | None:
+    """The render time a part worker stored with its part (None for a part stored without one)."""
     try:
-        started = datetime.fromisoformat(since.replace("Z", "+00:00"))
-    except ValueError:
+        return float(metadata["synth-ms"])
+    except (KeyError, ValueError):
         return None
-    return round((datetime.now(UTC) - started).total_seconds(), 1)

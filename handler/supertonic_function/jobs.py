@@ -18,8 +18,8 @@ from typing import Any
 
 from supertonic_engine.storage import ObjectTooLarge
 
-from . import fanout
-from .errors import JobNotFound, utc_now
+from . import fanout, results
+from .errors import JobNotFound
 from .layout import JOB_ID, revision
 from .request import parse_request
 from .s3_trigger import result_keys
@@ -34,7 +34,7 @@ class Job:
     submitted_at: str
 
     def accepted(self) -> dict[str, Any]:
-        return {"job_id": self.job_id, "status": "queued", "submitted_at": self.submitted_at}
+        return results.progress(self.job_id, "queued", parts_done=0, parts_total=None, submitted_at=self.submitted_at)
 
 
 def submit(service: Service, data: object) -> Job:
@@ -54,7 +54,7 @@ def submit(service: Service, data: object) -> Job:
     request.prepare(service.engine)
     body = document.encode("utf-8")
     job_id = uuid.uuid4().hex
-    job = Job(job_id, bucket, service.layout.job_key(job_id), utc_now())
+    job = Job(job_id, bucket, service.layout.job_key(job_id), results.utc_now())
     service.store.put(bucket, job.key, body, content_type="application/json")
     return job
 
@@ -72,28 +72,20 @@ def status(service: Service, job_id: str) -> dict[str, Any]:
     keys = result_keys(service, info.key, job_revision, info.metadata)
     manifest = service.store.get_json(keys.bucket, keys.manifest)
     if manifest is None:
-        in_parts = fanout.progress(service, keys)
+        in_parts = fanout.progress(service, keys, job_id)
         if in_parts is not None:
-            return {"job_id": job_id, **in_parts}
+            return in_parts
         if _past_retention(service, info.last_modified):
             return _expired(service, job_id, "its result")
-        return {"job_id": job_id, "status": "queued"}
-    document = {"job_id": job_id, **_public(manifest)}
+        submitted_at = None if info.last_modified is None else results.stamp(info.last_modified)
+        return results.progress(job_id, "queued", parts_done=0, parts_total=None, submitted_at=submitted_at)
+    document = {"job_id": job_id, **results.public(manifest)}
     if manifest.get("status") == "done":
         audio_key = manifest["audio"]["key"]
         if service.store.head(keys.bucket, audio_key) is None:
             return _expired(service, job_id, "its audio")
         link = service.store.presigned_get(keys.bucket, audio_key, service.config.url_expires_s)
         document |= {"audio_url": link.url, "expires_in_s": link.expires_s}
-    return document
-
-
-def _public(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The manifest without where things are stored: buckets (their names hold the account id),
-    keys, ETags and version ids are the operator's; a caller has the job id and the audio link."""
-    document = {name: value for name, value in manifest.items() if name != "source"}
-    if isinstance(document.get("audio"), dict):
-        document["audio"] = {name: document["audio"][name] for name in ("content_type", "bytes") if name in document["audio"]}
     return document
 
 
@@ -108,8 +100,4 @@ def _past_retention(service: Service, submitted: datetime | None) -> bool:
 def _expired(service: Service, job_id: str, what: str) -> dict[str, Any]:
     days = service.config.result_retention_days
     kept = f"results are kept {days} days" if days else "it was removed"
-    return {
-        "job_id": job_id,
-        "status": "expired",
-        "message": f"{what} is no longer stored ({kept}); submit the job again to render it anew",
-    }
+    return results.expired(job_id, f"{what} is no longer stored ({kept}); submit the job again to render it anew")

@@ -14,13 +14,13 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 from supertonic_engine import AudioWriter, Deadline, Engine, Prepared, SynthesisResult
 from supertonic_engine.audio import content_type
 from supertonic_engine.errors import NoTimeToStart
 
+from .results import AudioSummary, ChunkEntry
 from .telemetry import record_synthesis
 
 # Bytes a second that delivering an answer moves after synthesis: base64 and the size check run at
@@ -43,38 +43,26 @@ class Rendered:
     sample_rate: int  # of the encoded file (Opus is always 48 kHz)
     encode_ms: float
 
-    def summary(self) -> dict[str, Any]:
-        """The JSON description shared by JSON responses, direct invokes and manifests."""
+    def summary(self, *, with_text: bool) -> AudioSummary:
+        """What every document says of this audio; ``with_text``: each chunk with what the model
+        read (a synchronous answer, whose text is bounded), else by its byte range alone."""
         r = self.result
-        o = self.request.options
-        return {
-            "format": self.request.format.name,
-            "content_type": self.content_type,
-            "bytes": self.size_bytes,
-            "duration_s": round(r.duration_s, 4),
-            "sample_rate": self.sample_rate,
-            "synth_ms": round(r.synth_ms, 1),
-            "encode_ms": round(self.encode_ms, 1),
-            "rtf": round(r.rtf, 4),
-            "model": r.model_kind,
-            "precision": r.precision,
-            "voice": o.voice,
-            "lang": o.lang,
-            "steps": o.steps,
-            "speed": o.speed,
-            "seed": o.seed,
-            "characters": len(self.request.text),
-            "chunks": [
-                {
-                    "index": c.index,
-                    "text": c.text,
-                    "start_s": round(c.start_s, 4),
-                    "end_s": round(c.end_s, 4),
-                    "synth_ms": round(c.synth_ms, 1),
-                }
-                for c in r.chunks
-            ],
-        }
+        ranges = self.request.chunk_byte_ranges()
+        chunks = [ChunkEntry(c.index, *ranges[c.index], c.start_s, c.end_s, c.synth_ms, c.text if with_text else None) for c in r.chunks]
+        return AudioSummary(
+            format=self.request.format.name,
+            content_type=self.content_type,
+            size_bytes=self.size_bytes,
+            duration_s=r.duration_s,
+            sample_rate=self.sample_rate,
+            synth_ms=r.synth_ms,
+            encode_ms=self.encode_ms,
+            model=r.model_kind,
+            precision=r.precision,
+            options=self.request.options,
+            characters=len(self.request.text),
+            chunks=chunks,
+        )
 
     def headers(self) -> dict[str, str]:
         """Response headers that let a client use the audio without parsing it."""

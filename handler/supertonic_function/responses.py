@@ -97,7 +97,7 @@ def http_success(service: Service, rendered: Rendered, *, request_id: str, as_js
     if size_of(response) <= SYNC_RESPONSE_LIMIT:
         return response
     link = _park(service, rendered, request_id, size_of(response))
-    linked = rendered.summary() | {"audio_url": link.url, "expires_in_s": link.expires_s}
+    linked = rendered.summary(with_text=True).to_json() | {"audio_url": link.url, "expires_in_s": link.expires_s}
     if as_json:
         return json_response(200, linked, {"location": link.url})
     # 303 See Other: the audio is over there; curl -L and browsers' fetch follow it by themselves.
@@ -110,11 +110,11 @@ def direct_success(service: Service, rendered: Rendered, *, request_id: str) -> 
     if size_of(document) <= SYNC_RESPONSE_LIMIT:
         return document
     link = _park(service, rendered, request_id, size_of(document))
-    return rendered.summary() | {"audio_url": link.url, "expires_in_s": link.expires_s}
+    return rendered.summary(with_text=True).to_json() | {"audio_url": link.url, "expires_in_s": link.expires_s}
 
 
 def _with_inline_audio(rendered: Rendered) -> dict[str, Any]:
-    return rendered.summary() | {"audio_base64": base64.b64encode(_audio(rendered)).decode("ascii")}
+    return rendered.summary(with_text=True).to_json() | {"audio_base64": base64.b64encode(_audio(rendered)).decode("ascii")}
 
 
 def _audio(rendered: Rendered) -> bytes:

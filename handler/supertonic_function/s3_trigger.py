@@ -34,9 +34,9 @@ from supertonic_engine import Prepared
 from supertonic_engine.errors import DeadlineExceeded
 from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
 
-from . import fanout
+from . import fanout, results
 from .described import store_sidecars
-from .errors import RecordsLeft, error_manifest, is_input_fault, utc_now
+from .errors import RecordsLeft, is_input_fault
 from .invocation import LambdaCall
 from .layout import KeyKind, ResultKeys, revision
 from .rendering import Rendered, render
@@ -117,6 +117,7 @@ def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> dict[st
 def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> Outcome:
     """Render one record within the time ``call`` has left; ``left`` when there was too little."""
     announced = record.s3.get_object
+    submitted_at = results.utc_now()
     # Notification keys are form-encoded: "my story.txt" arrives as "my+story.txt".
     bucket, key = record.s3.bucket.name, unquote_plus(announced.key)
     refusal = _refusal(service, record.event_name, bucket, key)
@@ -144,7 +145,7 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
         try:
             prepared = _prepare(service, source)
             if fanout.fans_out(service, prepared):
-                planned = fanout.plan(service, prepared, keys, source.to_dict(), call)
+                planned = fanout.plan(service, prepared, keys, source.to_dict(), call, submitted_at=submitted_at)
                 return Outcome(bucket, key, planned, manifest_key=keys.manifest)
             rendered = _render(service, prepared, call, audio_path)
             sidecars = store_sidecars(service, prepared, keys)
@@ -154,11 +155,11 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
         except DeadlineExceeded as error:
             if not blames_text(call, error):
                 return _left(bucket, key)
-            return _fail(service, source, keys, error, call.request_id)
+            return _fail(service, source, keys, error, call.request_id, submitted_at)
         except Exception as error:
             if not is_input_fault(error):
                 raise
-            return _fail(service, source, keys, error, call.request_id)
+            return _fail(service, source, keys, error, call.request_id, submitted_at)
         audio_key = keys.audio(rendered.extension, call.request_id)
         published = service.store.publish(
             keys.bucket,
@@ -166,8 +167,16 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
             audio=audio_path,
             content_type=rendered.content_type,
             manifest_key=keys.manifest,
-            manifest=_done_manifest(rendered, source, keys.bucket, audio_key, call.request_id)
-            | ({"sidecars": sidecars} if sidecars else {}),
+            manifest=results.done(
+                rendered.summary(with_text=False),
+                source=source.to_dict(),
+                bucket=keys.bucket,
+                audio_key=audio_key,
+                request_id=call.request_id,
+                submitted_at=submitted_at,
+                parts_total=1,
+                sidecars=sidecars,
+            ),
         )
     if not published:
         return _skip(bucket, key, "already_done", keys.manifest)
@@ -232,9 +241,9 @@ def _render(service: Service, prepared: Prepared, call: LambdaCall, audio_path: 
     )
 
 
-def _fail(service: Service, source: SourceObject, keys: ResultKeys, error: Exception, request_id: str) -> Outcome:
+def _fail(service: Service, source: SourceObject, keys: ResultKeys, error: Exception, request_id: str, submitted_at: str) -> Outcome:
     """Record an input fault as the result, so the event is done and not retried."""
-    manifest = error_manifest(error, source.to_dict(), request_id) | {"request_id": request_id}
+    manifest = results.failed(error, source=source.to_dict(), request_id=request_id, submitted_at=submitted_at)
     service.store.put_json(keys.bucket, keys.manifest, manifest, only_if_absent=True)
     logger.info("text object refused", extra={"key": source.key, "error": manifest["error"]})
     return Outcome(source.bucket, source.key, "failed", manifest["error"]["code"], keys.manifest)
@@ -249,22 +258,6 @@ def _request_from(service: Service, text: TextObject, metadata: Mapping[str, str
     # S3 returns user metadata with lower-case keys (x-amz-meta-voice -> "voice").
     options = _options_in_metadata(text.info.key, metadata)
     return parse_request({**options, "text": text.text}, voices=service.voices, from_strings=True)
-
-
-def _done_manifest(rendered: Rendered, source: SourceObject, bucket: str, audio_key: str, request_id: str) -> dict[str, Any]:
-    return {
-        "status": "done",
-        "source": source.to_dict(),
-        "audio": {
-            "bucket": bucket,
-            "key": audio_key,
-            "content_type": rendered.content_type,
-            "bytes": rendered.size_bytes,
-        },
-        **rendered.summary(),
-        "request_id": request_id,
-        "finished_at": utc_now(),
-    }
 
 
 def _left(bucket: str, key: str) -> Outcome:

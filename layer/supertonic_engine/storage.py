@@ -302,10 +302,11 @@ class ObjectStore:
             raise classify(error, f"GET s3://{bucket}/{key}") from error
         return json.loads(body)
 
-    def read_bytes(self, bucket: str, key: str) -> bytes:
-        """A whole object that must exist (a stored part): ``ObjectMissing`` when it does not."""
+    def read_bytes(self, bucket: str, key: str) -> tuple[bytes, dict[str, str]]:
+        """A whole object that must exist (a stored part) and its user metadata: ``ObjectMissing`` when it does not."""
         try:
-            return self._client.get_object(Bucket=bucket, Key=key)["Body"].read()
+            reply = self._client.get_object(Bucket=bucket, Key=key)
+            return reply["Body"].read(), dict(reply.get("Metadata") or {})
         except (BotoCoreError, ClientError) as error:
             raise classify(error, f"GET s3://{bucket}/{key}") from error
 
