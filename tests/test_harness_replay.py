@@ -7,6 +7,7 @@ import json
 import pytest
 from harness_fixtures.support import FIXTURES, run_command
 
+from supertonic_harness.function.limits import PROFILES, open_limits
 from supertonic_harness.function.outcome import Outcome
 from supertonic_harness.function.sandbox import Invocation, Measurements
 from supertonic_harness.replay import run
@@ -134,7 +135,8 @@ def test_replay_classifies_every_outcome_and_writes_report_chart_and_audio(tmp_p
     assert rows[0]["audio_s"] == pytest.approx(1.5) and 0 < rows[0]["rtf"] < 5
     assert rows[2]["log_tail"] and not rows[0]["log_tail"]
     assert report["budget"]["judged_on"] == "peak_rss_mb"
-    assert report["limits"]["mode"] in ("cgroup-v1", "cgroup-v2", "affinity+rss-sampling")
+    with open_limits(PROFILES["2vcpu-2gb"]) as here:  # the default profile: the limits this machine gives it
+        assert (report["limits"]["mode"], report["limits"]["skipped"]) == (here.mode, here.skipped)
     assert (tmp_path / "out" / "report.png").read_bytes().startswith(b"\x89PNG")
     saved = sorted(p.name for p in (tmp_path / "out" / "report-audio").iterdir())
     assert saved == ["001-01_tone.wav", "004-04_tone_after_timeout.wav"]
