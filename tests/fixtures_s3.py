@@ -15,7 +15,7 @@ before pytest registers it as a plugin, which would otherwise warn).
 from __future__ import annotations
 
 import base64
-import hashlib
+import copy
 import importlib
 import io
 import json
@@ -29,10 +29,10 @@ from typing import Any
 import boto3
 import pytest
 
+from supertonic_harness.replay.events import ReplayEvent, collect, load
+
 REPO = Path(__file__).resolve().parents[1]
 EVENTS_DIR = REPO / "events"
-EXPECT_SUFFIX = ".expect.json"
-SEED_KEY = "_s3_object"  # the object an S3 event names, stored before the event is sent
 REGION = "us-east-1"
 # The names template.yaml gives the buckets in account 123456789012, us-east-1 (the events use them).
 INPUT_BUCKET = "supertonic-input-123456789012-us-east-1"
@@ -122,29 +122,24 @@ class LambdaContext:
 # --- events ------------------------------------------------------------------------------------------
 
 
-def event_files() -> list[Path]:
-    return sorted(p for p in EVENTS_DIR.glob("*.json") if not p.name.endswith(EXPECT_SUFFIX))
-
-
-def expectations(path: Path) -> dict[str, Any]:
-    sidecar = path.with_name(path.stem + EXPECT_SUFFIX)
-    return json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
+def sample_events() -> list[ReplayEvent]:
+    """Every event in ``events/`` with its expectations, read as the harness's replay reads them."""
+    return collect([str(EVENTS_DIR)])
 
 
 def load_event(name_or_path: str | Path, s3_client: Any | None = None) -> dict[str, Any]:
-    """An event from ``events/``; its ``_s3_object`` is stored first and the record's size/eTag made real."""
+    """An event from ``events/`` as the function gets it (see ``seeded``)."""
     path = Path(name_or_path) if isinstance(name_or_path, Path) else EVENTS_DIR / f"{name_or_path}.json"
-    event = json.loads(path.read_text(encoding="utf-8"))
-    seed = event.pop(SEED_KEY, None)
-    if seed is not None and s3_client is not None:
-        body = seed["text"].encode("utf-8") if "text" in seed else (path.parent / seed["file"]).read_bytes()
-        record = event["Records"][0]["s3"]
-        from urllib.parse import unquote_plus
+    return seeded(load(path), s3_client)
 
-        s3_client.put_object(Bucket=record["bucket"]["name"], Key=unquote_plus(record["object"]["key"]), Body=body)
-        record["object"]["size"] = len(body)
-        record["object"]["eTag"] = hashlib.md5(body).hexdigest()
-    return event
+
+def seeded(event: ReplayEvent, s3_client: Any | None = None) -> dict[str, Any]:
+    """The event's payload; with ``s3_client``, the object it names is stored first and the record's size and eTag made real."""
+    payload = copy.deepcopy(event.payload)
+    if event.seed is not None and s3_client is not None:
+        reply = s3_client.put_object(Bucket=event.seed.bucket, Key=event.seed.key, Body=event.seed.body)
+        payload["Records"][0]["s3"]["object"].update(size=len(event.seed.body), eTag=reply["ETag"].strip('"'))
+    return payload
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,8 @@ def test_unknown_format_names_the_field_and_the_choices():
 
 def test_format_lookup_accepts_extensions_and_case():
     assert audio.audio_format(".WAV").name == "wav"
-    assert audio.content_type("mp3") == "audio/mpeg" or "mp3" not in audio.available_formats()
+    # A format's media type is its own, whether or not this machine's libsndfile can write it.
+    assert audio.content_type(audio.FORMATS["mp3"]) == "audio/mpeg"
     # RFC 2586's audio/L16 is big-endian: OpenAI's little-endian PCM says its layout instead.
     assert audio.content_type("pcm", 44100) == "audio/pcm;rate=24000;channels=1;encoding=signed-int;bits=16;endianness=little"
 

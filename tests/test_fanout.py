@@ -22,7 +22,9 @@ from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, REGION, LambdaContext
 
 from supertonic_engine import SynthesisOptions
 from supertonic_function.errors import BatchFailed
+from supertonic_harness.fronts.furl import http_to_event
 from supertonic_harness.fronts.s3 import s3_put_event
+from supertonic_harness.fronts.sqs import sqs_event
 
 pytest_plugins = ["fixtures_s3"]
 
@@ -70,25 +72,6 @@ def _receive(queue_url: str) -> list[dict[str, Any]]:
         messages.extend(got)
 
 
-def _event(messages: list[dict[str, Any]], arn: str) -> dict[str, Any]:
-    return {
-        "Records": [
-            {
-                "messageId": m["MessageId"],
-                "receiptHandle": m["ReceiptHandle"],
-                "body": m["Body"],
-                "attributes": m.get("Attributes", {}),
-                "messageAttributes": {},
-                "md5OfBody": m["MD5OfBody"],
-                "eventSource": "aws:sqs",
-                "eventSourceARN": arn,
-                "awsRegion": REGION,
-            }
-            for m in messages
-        ]
-    }
-
-
 def _folder_objects(s3: Any) -> list[str]:
     return [o["Key"] for o in s3.list_objects_v2(Bucket=OUTPUT_BUCKET).get("Contents", [])]
 
@@ -114,7 +97,9 @@ def test_a_long_job_is_planned_rendered_in_parts_and_stitched_to_the_sequential_
     assert _receive(queues["parts"]) == []
     # Parts in any batch and order; each batch is one invocation of the function.
     messages.reverse()
-    answers = [app.lambda_handler(_event(messages[i : i + 3], queues["parts_arn"]), LambdaContext()) for i in range(0, len(messages), 3)]
+    answers = [
+        app.lambda_handler(sqs_event(messages[i : i + 3], queues["parts_arn"], REGION), LambdaContext()) for i in range(0, len(messages), 3)
+    ]
     assert all(a == {"batchItemFailures": []} for a in answers)
     manifest = _manifest(s3)
     assert manifest["status"] == "done" and manifest["parts_total"] == len(messages)
@@ -134,7 +119,7 @@ def test_a_blended_voice_is_rendered_in_parts_to_the_sequential_audio_and_named_
     _drop(app, s3, {**JOB, "voice": "nova:1,M2:2"})
     messages = _receive(queues["parts"])
     app.service.engine.assets._blends.clear()  # the part workers are other processes: no blend mixed there yet
-    answers = [app.lambda_handler(_event([message], queues["parts_arn"]), LambdaContext()) for message in messages]
+    answers = [app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()) for message in messages]
     assert all(a == {"batchItemFailures": []} for a in answers)
     manifest = _manifest(s3)
     assert manifest["status"] == "done" and manifest["voice"] == "F2:0.333,M2:0.667"
@@ -155,7 +140,7 @@ def test_an_ssml_job_keeps_its_breaks_and_languages_across_the_parts(app, s3, qu
     messages = _receive(queues["parts"])
     parts = [json.loads(m["Body"])["supertonic_part"]["part"] for m in messages]
     assert {p["lang"] for p in parts} == {"en", "ko"} and len({p["pause_s"] for p in parts}) > 3
-    answers = [app.lambda_handler(_event([message], queues["parts_arn"]), LambdaContext()) for message in reversed(messages)]
+    answers = [app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()) for message in reversed(messages)]
     assert all(a == {"batchItemFailures": []} for a in answers)
     manifest = _manifest(s3)
     audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
@@ -169,8 +154,8 @@ def test_a_duplicate_delivery_does_no_second_work(app, s3, queues, json_logs):
     _drop(app, s3)
     messages = _receive(queues["parts"])
     first = messages[0]
-    app.lambda_handler(_event([first], queues["parts_arn"]), LambdaContext())
-    app.lambda_handler(_event([first], queues["parts_arn"]), LambdaContext())
+    app.lambda_handler(sqs_event([first], queues["parts_arn"], REGION), LambdaContext())
+    app.lambda_handler(sqs_event([first], queues["parts_arn"], REGION), LambdaContext())
     rendered = [line for line in json_logs() if line.get("message") == "part rendered"]
     assert len(rendered) == 1
 
@@ -179,13 +164,13 @@ def test_two_last_parts_at_once_give_one_assembly(app, s3, queues, json_logs):
     _drop(app, s3)
     messages = _receive(queues["parts"])
     for message in messages[:-2]:
-        app.lambda_handler(_event([message], queues["parts_arn"]), LambdaContext())
+        app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
     barrier = threading.Barrier(2)
     answers: list[Any] = []
 
     def last(message: dict[str, Any]) -> None:
         barrier.wait()
-        answers.append(app.lambda_handler(_event([message], queues["parts_arn"]), LambdaContext()))
+        answers.append(app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()))
 
     threads = [threading.Thread(target=last, args=(m,)) for m in messages[-2:]]
     for thread in threads:
@@ -210,15 +195,15 @@ def test_a_part_whose_retries_are_spent_fails_the_job_naming_it(app, s3, queues)
         patch.setattr(app.service.engine, "render_part", refuse)
         for _ in range(3):  # every receive of it fails (maxReceiveCount 3)
             with pytest.raises(BatchFailed):
-                app.lambda_handler(_event([broken], queues["parts_arn"]), LambdaContext())
+                app.lambda_handler(sqs_event([broken], queues["parts_arn"], REGION), LambdaContext())
     # The queue's redrive moved it to the dead-letter queue; the mapping on that queue delivers it.
-    app.lambda_handler(_event([broken], queues["dlq_arn"]), LambdaContext())
+    app.lambda_handler(sqs_event([broken], queues["dlq_arn"], REGION), LambdaContext())
     manifest = _manifest(s3)
     assert manifest["status"] == "failed" and manifest["error"]["part"] == 1
     assert "part 1 failed after every retry" in manifest["error"]["message"]
     assert manifest["error"]["code"] == "internal_error" and manifest["status"] == "failed"
     # Later parts of a finished job do nothing.
-    later = app.lambda_handler(_event([messages[2]], queues["parts_arn"]), LambdaContext())
+    later = app.lambda_handler(sqs_event([messages[2]], queues["parts_arn"], REGION), LambdaContext())
     assert later == {"batchItemFailures": []}
 
 
@@ -228,7 +213,7 @@ def test_an_s3_error_during_assembly_is_retried_and_the_job_ends_done_once(app, 
     _drop(app, s3)
     messages = _receive(queues["parts"])
     for message in messages[:-1]:
-        app.lambda_handler(_event([message], queues["parts_arn"]), LambdaContext())
+        app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
     real_read = ObjectStore.read_bytes
     calls = {"n": 0}
 
@@ -241,10 +226,10 @@ def test_an_s3_error_during_assembly_is_retried_and_the_job_ends_done_once(app, 
     monkeypatch.setattr(ObjectStore, "read_bytes", flaky)
     last = messages[-1]
     with pytest.raises(BatchFailed):
-        app.lambda_handler(_event([last], queues["parts_arn"]), LambdaContext())
+        app.lambda_handler(sqs_event([last], queues["parts_arn"], REGION), LambdaContext())
     assert not [k for k in _folder_objects(s3) if k.endswith("manifest.json")]
     # The message comes back after its visibility timeout: the retry assembles.
-    assert app.lambda_handler(_event([last], queues["parts_arn"]), LambdaContext()) == {"batchItemFailures": []}
+    assert app.lambda_handler(sqs_event([last], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
     assert _manifest(s3)["status"] == "done"
     assert len([k for k in _folder_objects(s3) if "/audio-" in k]) == 1
 
@@ -252,17 +237,8 @@ def test_an_s3_error_during_assembly_is_retried_and_the_job_ends_done_once(app, 
 def test_progress_is_told_while_the_parts_are_rendered(app, s3, queues):
     from supertonic_function import jobs
 
-    reply = app.lambda_handler(
-        {
-            "version": "2.0",
-            "rawPath": "/v1/jobs",
-            "requestContext": {"domainName": "abc.lambda-url.us-east-1.on.aws", "http": {"method": "POST", "path": "/v1/jobs"}},
-            "headers": {"content-type": "application/json"},
-            "body": json.dumps(JOB),
-            "isBase64Encoded": False,
-        },
-        LambdaContext(),
-    )
+    request = http_to_event("POST", "/v1/jobs", [("content-type", "application/json")], json.dumps(JOB).encode())
+    reply = app.lambda_handler(request, LambdaContext())
     assert reply["statusCode"] == 202, reply
     job_id = json.loads(reply["body"])["job_id"]
     key = f"input/jobs/{job_id}.json"
@@ -271,10 +247,10 @@ def test_progress_is_told_while_the_parts_are_rendered(app, s3, queues):
     queued = jobs.status(app.service, job_id)
     assert queued["status"] == "queued" and queued["parts_done"] == 0 and queued["parts_total"] > 3
     messages = _receive(queues["parts"])
-    app.lambda_handler(_event(messages[:2], queues["parts_arn"]), LambdaContext())
+    app.lambda_handler(sqs_event(messages[:2], queues["parts_arn"], REGION), LambdaContext())
     running = jobs.status(app.service, job_id)
     assert (running["status"], running["parts_done"]) == ("running", 2) and running["elapsed_s"] >= 0
-    app.lambda_handler(_event(messages[2:], queues["parts_arn"]), LambdaContext())
+    app.lambda_handler(sqs_event(messages[2:], queues["parts_arn"], REGION), LambdaContext())
     assert jobs.status(app.service, job_id)["status"] == "done"
 
 

@@ -34,7 +34,7 @@ import pytest
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 from awslambdaric.lambda_runtime_marshaller import to_json
 from event_fuzzer import EventFuzzer, FuzzEvent
-from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, REPO, LambdaContext, event_files, load_event
+from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, REPO, LambdaContext, load_event, sample_events, seeded
 
 from supertonic_engine.errors import SupertonicError
 from supertonic_function.config import FunctionConfig
@@ -123,7 +123,7 @@ def test_no_generated_event_breaks_the_handler(
     app: Any, fuzz_service: list[tuple[str, str]], lost_log_lines: list[logging.LogRecord], capsys: pytest.CaptureFixture[str]
 ) -> None:
     fuzzer = EventFuzzer(
-        SEED, corpus=[load_event(p) for p in event_files()], input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET, objects=fuzz_service
+        SEED, corpus=[seeded(e) for e in sample_events()], input_bucket=INPUT_BUCKET, output_bucket=OUTPUT_BUCKET, objects=fuzz_service
     )
     kinds: Counter[str] = Counter()
     seconds: Counter[str] = Counter()

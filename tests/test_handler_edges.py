@@ -5,12 +5,12 @@ from __future__ import annotations
 import copy
 import json
 from typing import Any
-from urllib.parse import parse_qs
 
 import pytest
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, HttpAnswer, LambdaContext, load_event
 
 from supertonic_engine.audio import available_formats
+from supertonic_harness.fronts.furl import http_to_event
 
 # S3 server, app and context fixtures, registered once for the whole session.
 pytest_plugins = ["fixtures_s3"]
@@ -42,12 +42,6 @@ def _event(name: str, **changes: Any) -> dict[str, Any]:
 
 
 _DELETE = object()
-
-
-def _with_query(event: dict[str, Any], query: str) -> dict[str, Any]:
-    event["rawQueryString"] = query
-    event["queryStringParameters"] = {k: v[0] for k, v in parse_qs(query, keep_blank_values=True).items()}
-    return event
 
 
 # --- hand-made events: a typed 400, never an exception -------------------------------------------------
@@ -241,7 +235,8 @@ def test_a_log_line_naming_a_lone_surrogate_still_reaches_stdout(app: Any) -> No
 def test_head_answers_like_get_without_the_body(app: Any, name: str) -> None:
     get_event = load_event(name)
     if get_event["rawQueryString"]:  # the same audio twice, to the byte
-        _with_query(get_event, get_event["rawQueryString"] + "&seed=7")
+        target = f"{get_event['rawPath']}?{get_event['rawQueryString']}&seed=7"
+        get_event = http_to_event("GET", target, get_event["headers"].items(), b"")
     head_event = copy.deepcopy(get_event)
     head_event["requestContext"]["http"]["method"] = "HEAD"
     get, head = _invoke(app, get_event), _invoke(app, head_event)
@@ -344,7 +339,7 @@ def test_json_only_routes_honour_accept(app: Any) -> None:
 )
 def test_numbers_in_a_query_string_are_plain_ascii_decimals(app: Any, field: str, value: str) -> None:
     fields = {"text": "Hi", "steps": "1", field: value}
-    answer = _http(app, _with_query(_event("furl_get_query"), "&".join(f"{k}={v}" for k, v in fields.items())))
+    answer = _http(app, http_to_event("GET", "/?" + "&".join(f"{k}={v}" for k, v in fields.items()), [], b""))
     assert answer.status == 400, answer.body[:200]
     error = answer.json()["error"]
     assert error["code"] == "invalid_parameter" and error["field"] == field
@@ -352,7 +347,7 @@ def test_numbers_in_a_query_string_are_plain_ascii_decimals(app: Any, field: str
 
 @pytest.mark.parametrize("query", ["text=Hi&steps=2&speed=1.25&seed=3", "text=Hi&steps=%2B2&speed=.9&seed=0", "text=Hi&steps= 2 &speed=1."])
 def test_plain_decimals_are_read(app: Any, query: str) -> None:
-    assert _http(app, _with_query(_event("furl_get_query"), query)).status == 200
+    assert _http(app, http_to_event("GET", f"/?{query}", [], b"")).status == 200
 
 
 @pytest.mark.parametrize(
@@ -360,6 +355,5 @@ def test_plain_decimals_are_read(app: Any, query: str) -> None:
     [("text/html", True), ("text/html;q=0.0, */*", False), ("TEXT/HTML; Q=0.5", True), ("text/*", False), ("*/*", False)],
 )
 def test_the_playground_is_for_an_accept_that_names_html(app: Any, accept: str, page: bool) -> None:
-    event = _with_query(_event("furl_get_query", headers__accept=accept), "")
-    answer = _http(app, event)
+    answer = _http(app, http_to_event("GET", "/", [("accept", accept)], b""))
     assert answer.content_type.startswith("text/html") is page, (answer.status, answer.content_type)

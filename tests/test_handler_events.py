@@ -8,7 +8,6 @@ would turn it into HTTP: status, content type, and audio decoded from the bytes 
 from __future__ import annotations
 
 import base64
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,12 +16,14 @@ from fixtures_s3 import (
     HttpAnswer,
     LambdaContext,
     audio_info,
-    event_files,
-    expectations,
     load_event,
+    sample_events,
+    seeded,
 )
 
 from supertonic_engine.errors import SupertonicError
+from supertonic_harness.function.outcome import Outcome
+from supertonic_harness.replay.events import ReplayEvent
 
 # S3 server, app and context fixtures, registered once for the whole session.
 pytest_plugins = ["fixtures_s3"]
@@ -55,32 +56,32 @@ S3_OUTCOMES = {
 
 
 def test_every_event_has_expectations() -> None:
-    missing = [p.name for p in event_files() if not expectations(p).get("status")]
+    missing = [event.path.name for event in sample_events() if not event.expect.status]
     assert not missing, f"events without a status in their .expect.json sidecar: {missing}"
 
 
-@pytest.mark.parametrize("path", event_files(), ids=lambda p: p.stem)
-def test_event(path: Path, app: Any, s3: Any) -> None:
-    expect = expectations(path)
-    event = load_event(path, s3)
-    if expect.get("outcome") == "function_error":
+@pytest.mark.parametrize("sample", sample_events(), ids=lambda sample: sample.name)
+def test_event(sample: ReplayEvent, app: Any, s3: Any) -> None:
+    expect, name = sample.expect, sample.name
+    event = seeded(sample, s3)
+    if expect.outcome is Outcome.FUNCTION_ERROR:
         # Raised, so that Lambda retries or dead-letters it: a function URL answers 502.
         with pytest.raises(SupertonicError) as raised:
             app.lambda_handler(event, LambdaContext())
-        assert expect["status"] == 502
-        assert raised.value.code == ERROR_CODES[path.stem]
+        assert expect.status == 502
+        assert raised.value.code == ERROR_CODES[name]
         return
     answer = HttpAnswer.of(app.lambda_handler(event, LambdaContext()))
 
-    assert answer.status == expect["status"], answer.body[:300]
-    assert answer.content_type.startswith(expect.get("content_type", "")), answer.content_type
+    assert answer.status == expect.status, answer.body[:300]
+    assert answer.content_type.startswith(expect.content_type or ""), answer.content_type
     if answer.content_type.startswith("audio/") and answer.status == 200:
         _check_audio_response(answer)
-    if path.stem in ERROR_CODES:
-        assert answer.json()["error"]["code"] == ERROR_CODES[path.stem]
+    if name in ERROR_CODES:
+        assert answer.json()["error"]["code"] == ERROR_CODES[name]
         assert "Traceback" not in answer.body.decode()
-    if path.stem in S3_OUTCOMES:
-        _check_s3_outcome(path.stem, answer.json(), s3)
+    if name in S3_OUTCOMES:
+        _check_s3_outcome(name, answer.json(), s3)
 
 
 def _check_audio_response(answer: HttpAnswer) -> None:

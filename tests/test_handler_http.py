@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import importlib
 import json
 import shutil
@@ -24,10 +23,10 @@ from fixtures_s3 import (
     HttpAnswer,
     LambdaContext,
     audio_info,
-    event_files,
-    expectations,
     fetch,
     load_event,
+    sample_events,
+    seeded,
 )
 
 from supertonic_engine.errors import ConfigurationError, ModelMissing, SupertonicError
@@ -37,6 +36,8 @@ from supertonic_function import errors
 from supertonic_function.config import FunctionConfig
 from supertonic_function.responses import SYNC_RESPONSE_LIMIT, size_of
 from supertonic_function.service import Service
+from supertonic_harness.fronts.furl import http_to_event
+from supertonic_harness.function.outcome import Outcome
 
 # S3 server, app and context fixtures, registered once for the whole session.
 pytest_plugins = ["fixtures_s3"]
@@ -46,30 +47,18 @@ LONG_TEXT = "Every sentence here adds a few seconds of audio to the answer. " * 
 
 
 def _post(body: dict[str, Any], path: str = "/v1/tts", headers: dict[str, str] | None = None) -> dict[str, Any]:
-    event = copy.deepcopy(load_event("furl_post_tts"))
-    event["rawPath"] = event["requestContext"]["http"]["path"] = path
-    event["body"] = json.dumps(body)
-    event["headers"].update(headers or {})
-    return event
+    return _post_raw(json.dumps(body), "application/json", path, headers=headers)
 
 
 def _get(path: str, query: str = "", headers: dict[str, str] | None = None) -> dict[str, Any]:
-    event = copy.deepcopy(load_event("furl_get_voices"))
-    event["rawPath"] = event["requestContext"]["http"]["path"] = path
-    event["rawQueryString"] = query
-    event["queryStringParameters"] = {k: v[0] for k, v in parse_qs(query).items()}
-    event["headers"].update(headers or {})
-    return event
+    return http_to_event("GET", f"{path}?{query}" if query else path, (headers or {}).items(), b"")
 
 
-def _post_raw(body: str, content_type: str, path: str = "/v1/tts", query: str = "") -> dict[str, Any]:
-    event = copy.deepcopy(load_event("furl_post_tts"))
-    event["rawPath"] = event["requestContext"]["http"]["path"] = path
-    event["body"], event["isBase64Encoded"] = body, False
-    event["headers"]["content-type"] = content_type
-    event["rawQueryString"] = query
-    event["queryStringParameters"] = {k: v[0] for k, v in parse_qs(query).items()}
-    return event
+def _post_raw(
+    body: str, content_type: str, path: str = "/v1/tts", query: str = "", headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    target = f"{path}?{query}" if query else path
+    return http_to_event("POST", target, [("content-type", content_type), *(headers or {}).items()], body.encode("utf-8"))
 
 
 def _call(app: Any, event: dict[str, Any], remaining_ms: int = 60_000) -> HttpAnswer:
@@ -627,12 +616,12 @@ def test_nothing_is_left_in_tmp(app: Any, s3: Any, tmp_path: Path, monkeypatch: 
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    for path in event_files():
-        if expectations(path).get("outcome") == "function_error":  # raised for Lambda to retry
+    for event in sample_events():
+        if event.expect.outcome is Outcome.FUNCTION_ERROR:  # raised for Lambda to retry
             with pytest.raises(SupertonicError):
-                app.lambda_handler(load_event(path, s3), LambdaContext())
+                app.lambda_handler(seeded(event, s3), LambdaContext())
             continue
-        app.lambda_handler(load_event(path, s3), LambdaContext())
+        app.lambda_handler(seeded(event, s3), LambdaContext())
     assert list(scratch.iterdir()) == []
 
 

@@ -27,6 +27,7 @@ from supertonic_function.errors import RecordsLeft
 from supertonic_function.invocation import LambdaCall
 from supertonic_function.layout import MAX_KEY_BYTES
 from supertonic_function.service import Service
+from supertonic_harness.fronts.s3 import s3_put_event
 
 # S3 server, app and context fixtures, registered once for the whole session.
 pytest_plugins = ["fixtures_s3"]
@@ -76,25 +77,12 @@ def _slow_downloads(service: Service, delay_s: float) -> None:
     service.store.client.meta.events.register("after-call.s3.GetObject", lambda **_: time.sleep(delay_s))
 
 
-def _put_event(bucket: str, key: str, s3_client: Any, body: bytes | None = None, **object_fields: Any) -> dict[str, Any]:
-    """An S3 put notification for ``key`` (encoded as S3 encodes it), storing ``body`` first."""
-    from urllib.parse import quote_plus
-
-    obj: dict[str, Any] = {"key": quote_plus(key, safe="/"), "sequencer": "0A"}
+def _put_event(bucket: str, key: str, s3_client: Any, body: bytes | None = None) -> dict[str, Any]:
+    """The notification S3 sends for ``key``, storing ``body`` first (without one, for the object already there)."""
     if body is not None:
-        reply = s3_client.put_object(Bucket=bucket, Key=key, Body=body)
-        obj.update(size=len(body), eTag=reply["ETag"].strip('"'))
-    obj.update(object_fields)
-    return {
-        "Records": [
-            {
-                "eventVersion": "2.1",
-                "eventSource": "aws:s3",
-                "eventName": "ObjectCreated:Put",
-                "s3": {"bucket": {"name": bucket}, "object": obj},
-            }
-        ]
-    }
+        s3_client.put_object(Bucket=bucket, Key=key, Body=body)
+    head = s3_client.head_object(Bucket=bucket, Key=key)
+    return s3_put_event(bucket, key, head["ContentLength"], head["ETag"])
 
 
 def _keys(s3_client: Any, bucket: str) -> dict[str, str]:
@@ -202,7 +190,7 @@ def test_keys_are_url_decoded(app: Any, s3: Any) -> None:
 def test_oversize_is_refused_before_download(app: Any, s3: Any) -> None:
     service = _service(app, max_object_bytes=1000)
     # The object does not even exist: only the event's size is looked at.
-    event = _put_event(INPUT_BUCKET, "input/huge.txt", s3, None, size=5000, eTag="0" * 32)
+    event = s3_put_event(INPUT_BUCKET, "input/huge.txt", 5000, "0" * 32)
     (result,) = _render(service, event)
     manifest = _manifest(s3, result["manifest_key"])
     assert (result["status"], result["reason"]) == ("failed", "object_too_large")
@@ -423,7 +411,7 @@ def test_transient_s3_failure_raises_for_a_retry(app: Any, tiny_model_dir: Any) 
     )
     service = _service(app)
     service._store = ObjectStore(unreachable)
-    event = _put_event(INPUT_BUCKET, "input/retry.txt", None, None, size=10, eTag="a" * 32)
+    event = s3_put_event(INPUT_BUCKET, "input/retry.txt", 10, "a" * 32)
     with pytest.raises(StorageUnavailable):
         _render(service, event)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile
-from harness_fixtures.support import function_args
+from harness_fixtures.support import function_args, template_data, write_template
 
 from supertonic_engine import Engine, SessionConfig, SynthesisOptions, encode
 from supertonic_harness.fronts.faults import Fault, FaultSchedule, Rule
@@ -32,15 +32,10 @@ VISIBILITY_S = TIMEOUT_S + 10
 
 
 def _template(tmp_path: Path) -> Path:
-    text = (REPO_ROOT / "template.yaml").read_text()
-    text = text.replace("  FanOutMinChars:\n    Type: Number\n    Default: 4000", "  FanOutMinChars:\n    Type: Number\n    Default: 300")
-    text = text.replace(
-        "  PartsVisibilityTimeout:\n    Type: Number\n    Default: 720",
-        f"  PartsVisibilityTimeout:\n    Type: Number\n    Default: {VISIBILITY_S}",
-    )
-    path = tmp_path / "template.yaml"
-    path.write_text(text)
-    return path
+    template = template_data(REPO_ROOT / "template.yaml")
+    template["Parameters"]["FanOutMinChars"]["Default"] = 300
+    template["Parameters"]["PartsVisibilityTimeout"]["Default"] = VISIBILITY_S
+    return write_template(template, tmp_path / "template.yaml")
 
 
 def _run(tmp_path: Path, tiny_model_dir: Path, text: str, faults: FaultSchedule | None = None):

@@ -7,6 +7,8 @@ import json
 import pytest
 from harness_fixtures.support import FIXTURES, run_command
 
+from supertonic_harness.fronts.s3 import s3_put_event
+from supertonic_harness.function.limits import PROFILES, open_limits
 from supertonic_harness.function.outcome import Outcome
 from supertonic_harness.function.sandbox import Invocation, Measurements
 from supertonic_harness.replay import run
@@ -49,7 +51,7 @@ def test_bad_expectations_and_seeds_are_refused(tmp_path):
 
 
 def test_s3_seeds_come_from_text_or_a_file_beside_the_event(tmp_path):
-    record = {"s3": {"bucket": {"name": "in"}, "object": {"key": "input/a+b.txt"}}}
+    (record,) = s3_put_event("in", "input/a b.txt", 0, "")["Records"]
     (tmp_path / "story.txt").write_text("파일", encoding="utf-8")
     (tmp_path / "text.json").write_text(json.dumps({"Records": [record], "_s3_object": {"text": "안녕"}}))
     (tmp_path / "file.json").write_text(json.dumps({"Records": [record], "_s3_object": {"file": "story.txt"}}))
@@ -134,7 +136,8 @@ def test_replay_classifies_every_outcome_and_writes_report_chart_and_audio(tmp_p
     assert rows[0]["audio_s"] == pytest.approx(1.5) and 0 < rows[0]["rtf"] < 5
     assert rows[2]["log_tail"] and not rows[0]["log_tail"]
     assert report["budget"]["judged_on"] == "peak_rss_mb"
-    assert report["limits"]["mode"] in ("cgroup-v1", "cgroup-v2", "affinity+rss-sampling")
+    with open_limits(PROFILES["2vcpu-2gb"]) as here:  # the default profile: the limits this machine gives it
+        assert (report["limits"]["mode"], report["limits"]["skipped"]) == (here.mode, here.skipped)
     assert (tmp_path / "out" / "report.png").read_bytes().startswith(b"\x89PNG")
     saved = sorted(p.name for p in (tmp_path / "out" / "report-audio").iterdir())
     assert saved == ["001-01_tone.wav", "004-04_tone_after_timeout.wav"]
@@ -176,7 +179,7 @@ def test_an_answer_no_http_response_can_carry_fails_its_row_not_the_run(tmp_path
 
 
 def test_a_seed_utf_8_cannot_encode_is_refused_by_name(tmp_path):
-    record = {"s3": {"bucket": {"name": "in"}, "object": {"key": "input/a.txt"}}}
+    (record,) = s3_put_event("in", "input/a.txt", 0, "")["Records"]
     (tmp_path / "lone.json").write_text(json.dumps({"Records": [record], "_s3_object": {"text": "a\udfffb"}}))
     with pytest.raises(EventError, match="lone.json.*UTF-8"):
         collect([str(tmp_path / "lone.json")])
@@ -189,8 +192,6 @@ def test_run_that_cannot_start_exits_2_with_the_reason(tmp_path, capsys):
 
 def test_s3_events_are_seeded_and_their_audio_objects_measured(tmp_path):
     from harness_fixtures.support import TEMPLATE
-
-    from supertonic_harness.fronts.s3 import s3_put_event
 
     event = s3_put_event("sample-in-123456789012-us-east-1", "input/two words.txt", 1, "stale")
     event["_s3_object"] = {"text": "two words"}

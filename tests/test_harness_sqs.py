@@ -16,7 +16,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from harness_fixtures.support import TEMPLATE, sample_function
+from harness_fixtures.support import TEMPLATE, sample_function, template_data, write_template
 
 from supertonic_harness.fronts.s3 import LocalS3
 from supertonic_harness.fronts.sqs import LocalSqs, SqsEventSourceMapping
@@ -176,24 +176,10 @@ def test_concurrency_starts_sandboxes_in_limits_of_their_own_fed_by_the_template
 
     from supertonic_harness.fronts.local import start_local_function
 
-    template = tmp_path / "template.yaml"
-    template.write_text(
-        TEMPLATE.read_text().replace(
-            """      Events:
-        Upload:""",
-            """      Events:
-        Work:
-          Type: SQS
-          Properties:
-            Queue: !GetAtt WorkQueue.Arn
-            BatchSize: 1
-        Upload:""",
-        )
-        + """
-  WorkQueue:
-    Type: AWS::SQS::Queue
-"""
-    )
+    data = template_data(TEMPLATE)
+    data["Resources"]["SampleFunction"]["Properties"]["Events"]["Work"] = _mapped_queue("WorkQueue", BatchSize=1)
+    data["Resources"]["WorkQueue"] = {"Type": "AWS::SQS::Queue"}
+    template = write_template(data, tmp_path / "template.yaml")
     args = function_args(
         "--handler",
         "sample_functions.echo",
@@ -225,31 +211,30 @@ def test_concurrency_starts_sandboxes_in_limits_of_their_own_fed_by_the_template
         assert local.describe()["concurrency"] == 2
 
 
+def _mapped_queue(queue: str, **properties: object) -> dict[str, object]:
+    """A SAM SQS event on the template's ``queue``."""
+    return {"Type": "SQS", "Properties": {"Queue": {"Fn::GetAtt": [queue, "Arn"]}, **properties}}
+
+
+def _redriven_queue(dead_letter_queue: str) -> dict[str, object]:
+    """A queue whose messages move to ``dead_letter_queue`` after three receives, as the project's parts queue does."""
+    return {
+        "Type": "AWS::SQS::Queue",
+        "Properties": {
+            "VisibilityTimeout": 720,
+            "RedrivePolicy": {"deadLetterTargetArn": {"Fn::GetAtt": [dead_letter_queue, "Arn"]}, "maxReceiveCount": 3},
+        },
+    }
+
+
 def _fan_out_template(tmp_path: Path) -> Path:
     """The harness's sample template with a parts queue its function sends to and is mapped to."""
-    template = tmp_path / "template.yaml"
-    template.write_text(
-        TEMPLATE.read_text()
-        .replace(
-            """      Events:
-        Upload:""",
-            """      Events:
-        Parts:
-          Type: SQS
-          Properties:
-            Queue: !GetAtt PartsQueue.Arn
-            BatchSize: 1
-            ScalingConfig:
-              MaximumConcurrency: 2
-        Upload:""",
-        )
-        .replace("SAMPLE_JOINED:", "SAMPLE_QUEUE_URL: !Ref PartsQueue\n          SAMPLE_JOINED:")
-        + """
-  PartsQueue:
-    Type: AWS::SQS::Queue
-"""
-    )
-    return template
+    data = template_data(TEMPLATE)
+    function = data["Resources"]["SampleFunction"]["Properties"]
+    function["Events"]["Parts"] = _mapped_queue("PartsQueue", BatchSize=1, ScalingConfig={"MaximumConcurrency": 2})
+    function["Environment"]["Variables"]["SAMPLE_QUEUE_URL"] = {"Ref": "PartsQueue"}
+    data["Resources"]["PartsQueue"] = {"Type": "AWS::SQS::Queue"}
+    return write_template(data, tmp_path / "template.yaml")
 
 
 def test_replay_waits_for_the_queue_the_event_filled_and_reports_its_batches(tmp_path, capsys):
@@ -355,45 +340,26 @@ def test_batches_run_in_parallel_on_free_sandboxes_up_to_the_maximum_concurrency
 
 
 def test_the_template_s_queues_and_mappings_are_read(tmp_path):
-    template = tmp_path / "template.yaml"
-    text = (
-        TEMPLATE.read_text()
-        + """
-  PartsQueue:
-    Type: AWS::SQS::Queue
-    Properties:
-      VisibilityTimeout: 720
-      RedrivePolicy:
-        deadLetterTargetArn: !GetAtt PartsDeadLetterQueue.Arn
-        maxReceiveCount: 3
-  PartsDeadLetterQueue:
-    Type: AWS::SQS::Queue
-    Properties:
-      QueueName: !Sub "parts-dlq-${Stage}"
-  OtherMapping:
-    Type: AWS::Lambda::EventSourceMapping
-    Properties:
-      FunctionName: !Ref SampleFunction
-      EventSourceArn: !GetAtt PartsDeadLetterQueue.Arn
-      BatchSize: 1
-      Enabled: false
-"""
+    data = template_data(TEMPLATE)
+    function = data["Resources"]["SampleFunction"]["Properties"]
+    function["Events"]["Parts"] = _mapped_queue(
+        "PartsQueue", BatchSize=5, FunctionResponseTypes=["ReportBatchItemFailures"], ScalingConfig={"MaximumConcurrency": 4}
     )
-    text = text.replace(
-        """      Events:
-        Upload:""",
-        """      Events:
-        Parts:
-          Type: SQS
-          Properties:
-            Queue: !GetAtt PartsQueue.Arn
-            BatchSize: 5
-            FunctionResponseTypes: [ReportBatchItemFailures]
-            ScalingConfig:
-              MaximumConcurrency: 4
-        Upload:""",
-    ).replace("SAMPLE_JOINED:", "SAMPLE_PARTS_QUEUE_URL: !Ref PartsQueue\n          SAMPLE_JOINED:")
-    template.write_text(text)
+    function["Environment"]["Variables"]["SAMPLE_PARTS_QUEUE_URL"] = {"Ref": "PartsQueue"}
+    data["Resources"].update(
+        PartsQueue=_redriven_queue("PartsDeadLetterQueue"),
+        PartsDeadLetterQueue={"Type": "AWS::SQS::Queue", "Properties": {"QueueName": {"Fn::Sub": "parts-dlq-${Stage}"}}},
+        OtherMapping={
+            "Type": "AWS::Lambda::EventSourceMapping",
+            "Properties": {
+                "FunctionName": {"Ref": "SampleFunction"},
+                "EventSourceArn": {"Fn::GetAtt": ["PartsDeadLetterQueue", "Arn"]},
+                "BatchSize": 1,
+                "Enabled": False,
+            },
+        },
+    )
+    template = write_template(data, tmp_path / "template.yaml")
     loaded = Template.load(template)
 
     queues = loaded.queues()
@@ -412,27 +378,6 @@ def test_the_template_s_queues_and_mappings_are_read(tmp_path):
 
 # --- end to end: a text dropped in the bucket, S3 -> SQS -> the mapping -> the real function -------------
 
-QUEUED_EVENT = """        TextQueued:
-          Type: SQS
-          Properties:
-            Queue: !GetAtt TextQueue.Arn
-            BatchSize: 10
-            FunctionResponseTypes: [ReportBatchItemFailures]
-            ScalingConfig:
-              MaximumConcurrency: 2
-"""
-QUEUES = """  TextQueue:
-    Type: AWS::SQS::Queue
-    Properties:
-      VisibilityTimeout: 720
-      RedrivePolicy:
-        deadLetterTargetArn: !GetAtt TextDeadLetterQueue.Arn
-        maxReceiveCount: 3
-  TextDeadLetterQueue:
-    Type: AWS::SQS::Queue
-
-"""
-
 
 def test_a_text_dropped_in_a_bucket_that_notifies_a_queue_becomes_audio(tmp_path, tiny_model_dir):
     from harness_fixtures.support import function_args
@@ -441,11 +386,15 @@ def test_a_text_dropped_in_a_bucket_that_notifies_a_queue_becomes_audio(tmp_path
     from supertonic_harness.function.rie import REPO_ROOT
 
     # The project's template with its bucket wired to a queue the function's mapping reads.
-    text = (REPO_ROOT / "template.yaml").read_text()
-    text = text.replace("      Events:\n        TextDropped:\n", "      Events:\n" + QUEUED_EVENT + "        TextDropped:\n", 1)
-    text = text.replace("  TtsFunction:\n", QUEUES + "  TtsFunction:\n", 1)
-    template = tmp_path / "template.yaml"
-    template.write_text(text)
+    data = template_data(REPO_ROOT / "template.yaml")
+    data["Resources"]["TtsFunction"]["Properties"]["Events"]["TextQueued"] = _mapped_queue(
+        "TextQueue", BatchSize=10, FunctionResponseTypes=["ReportBatchItemFailures"], ScalingConfig={"MaximumConcurrency": 2}
+    )
+    data["Resources"].update(
+        TextQueue=_redriven_queue("TextDeadLetterQueue"),
+        TextDeadLetterQueue={"Type": "AWS::SQS::Queue"},
+    )
+    template = write_template(data, tmp_path / "template.yaml")
     args = function_args("--model", str(tiny_model_dir), "--profile", "lambda-2048", "--template", str(template), "--concurrency", "2")
 
     with start_local_function(args) as local:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from supertonic_engine import Engine, InvalidParameter, SynthesisOptions
-from supertonic_engine.marks import caption_cues, check_mark_types
+from supertonic_engine.marks import caption_cues, check_mark_types, json_lines
 
 TEXT = "Hello, Dr. Smith. The café opened in 2024! Did you see it?\n\nIt costs $5 — cheap."
 
@@ -97,7 +97,11 @@ def test_unknown_mark_types_are_refused_naming_the_field(engine, value):
 
 
 def test_marks_from_a_query_string_and_json_lines(engine):
-    prepared = engine.prepare("Hi there. Bye.", marks="word,sentence")
+    prepared = engine.prepare("Hi there, café. Bye.", marks=" Word, sentence ,word")
     assert prepared.marks == ("sentence", "word")
-    lines = [json.dumps(m.to_json()) for m in engine.marks(prepared)]
-    assert all(json.loads(line)["type"] in ("sentence", "word") for line in lines)
+    marks = engine.marks(prepared)
+    lines = json_lines(marks)
+    # Polly's stream: one object a line, each line ended, text as UTF-8 rather than \u escapes.
+    assert lines.endswith("\n") and "café" in lines
+    assert [json.loads(line) for line in lines.splitlines()] == [m.to_json() for m in marks]
+    assert {m.type for m in marks} == {"sentence", "word"}

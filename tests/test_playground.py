@@ -6,30 +6,24 @@ The page's behaviour in a real browser is tested in test_playground_browser.py.
 from __future__ import annotations
 
 import base64
-import copy
 import hashlib
 import re
 from typing import Any
 
 import pytest
-from fixtures_s3 import HttpAnswer, LambdaContext, audio_info, load_event
+from fixtures_s3 import HttpAnswer, LambdaContext, audio_info
 
 from supertonic_function.config import FunctionConfig
 from supertonic_function.service import Service
+from supertonic_harness.fronts.furl import http_to_event
 
 pytest_plugins = ["fixtures_s3"]
 
 BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
 
 
-def _get(query: str = "", accept: str | None = BROWSER_ACCEPT) -> HttpAnswer:
-    event = copy.deepcopy(load_event("furl_get_voices"))
-    event["rawPath"] = event["requestContext"]["http"]["path"] = "/"
-    event["rawQueryString"] = query
-    event["queryStringParameters"] = dict(pair.split("=", 1) for pair in query.split("&")) if query else {}
-    if accept is not None:
-        event["headers"]["accept"] = accept
-    return event
+def _get(query: str = "", accept: str | None = BROWSER_ACCEPT) -> dict[str, Any]:
+    return http_to_event("GET", f"/?{query}" if query else "/", [("accept", accept)] if accept is not None else [], b"")
 
 
 def _call(app: Any, event: dict[str, Any]) -> HttpAnswer:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +14,21 @@ from supertonic_harness.function.rie import FunctionSpec, RieNotFound, find_rie
 
 FIXTURES = Path(__file__).resolve().parent
 TEMPLATE = FIXTURES / "template.yaml"
+
+
+def template_data(path: Path) -> dict[str, Any]:
+    """A template as data, as cfn-lint reads it: short tags in their long form (``!Ref X`` -> ``{"Ref": "X"}``)."""
+    from cfnlint.decode import decode_str
+
+    data, problems = decode_str(path.read_text(encoding="utf-8"))
+    assert data is not None and not problems, problems
+    return data
+
+
+def write_template(data: dict[str, Any], path: Path) -> Path:
+    """``data`` written as JSON, which is YAML and a template CloudFormation and the harness both read."""
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return path
 
 
 def require_rie() -> Path:
