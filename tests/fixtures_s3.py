@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import dataclasses
 import importlib
 import io
 import json
@@ -29,6 +30,7 @@ from typing import Any
 import boto3
 import pytest
 
+from supertonic_harness.fronts.s3 import s3_put_event
 from supertonic_harness.replay.events import ReplayEvent, collect, load
 
 REPO = Path(__file__).resolve().parents[1]
@@ -120,6 +122,59 @@ class LambdaContext:
 
 
 # --- events ------------------------------------------------------------------------------------------
+
+
+# A job long enough to be rendered in parts under the ``queues`` fixture's threshold.
+LONG_JOB = {
+    "text": " ".join(f"Sentence number {n} of a long text is read here." for n in range(1, 31)),
+    "voice": "M1",
+    "steps": 1,
+    "seed": 5,
+    "format": "wav",
+}
+
+
+@pytest.fixture
+def queues(moto_endpoint: str, s3: Any, app: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The parts queue and its dead-letter queue on moto, and the function configured to fan out
+    (a job of 200 characters or more is rendered in parts)."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SQS", moto_endpoint)
+    sqs = boto3.client("sqs", region_name=REGION)
+    dlq = sqs.create_queue(QueueName="parts-dlq")["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    parts = sqs.create_queue(QueueName="parts")["QueueUrl"]
+    parts_arn = sqs.get_queue_attributes(QueueUrl=parts, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    service = app.service
+    config = dataclasses.replace(
+        service.config, parts_queue_url=parts, parts_dlq_arn=dlq_arn, fanout_min_chars=200, function_timeout_s=60.0
+    )
+    monkeypatch.setattr(service, "config", config)
+    service.__dict__.pop("queue_client", None)
+    service.__dict__.pop("layout", None)
+    return {"parts": parts, "parts_arn": parts_arn, "dlq": dlq, "dlq_arn": dlq_arn}
+
+
+def drop_job(app: Any, s3: Any, job: dict[str, Any] = LONG_JOB, key: str = "input/long.json") -> dict[str, Any]:
+    """Store ``job`` under ``key`` in the input bucket and deliver its S3 event to the function."""
+    body = json.dumps(job).encode()
+    reply = s3.put_object(Bucket=INPUT_BUCKET, Key=key, Body=body)
+    event = s3_put_event(INPUT_BUCKET, key, len(body), reply["ETag"])
+    return app.lambda_handler(event, LambdaContext())
+
+
+def receive_all(queue_url: str) -> list[dict[str, Any]]:
+    """Every message on the queue now, deleted from it: the test delivers them as it likes."""
+    sqs = boto3.client("sqs", region_name=REGION)
+    messages: list[dict[str, Any]] = []
+    while True:
+        got = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0).get(
+            "Messages", []
+        )
+        if not got:
+            return messages
+        for message in got:
+            sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+        messages.extend(got)
 
 
 def sample_events() -> list[ReplayEvent]:

@@ -8,17 +8,15 @@ mapping drives the same code through RIE in test_harness_fanout.py.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import threading
 from typing import Any
 
-import boto3
 import numpy as np
 import pytest
 import soundfile
-from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, REGION, LambdaContext
+from fixtures_s3 import INPUT_BUCKET, LONG_JOB, OUTPUT_BUCKET, REGION, LambdaContext, drop_job, receive_all
 
 from supertonic_engine import SynthesisOptions
 from supertonic_function.errors import BatchFailed
@@ -28,48 +26,8 @@ from supertonic_harness.fronts.sqs import sqs_event
 
 pytest_plugins = ["fixtures_s3"]
 
-TEXT = " ".join(f"Sentence number {n} of a long text is read here." for n in range(1, 31))
-JOB = {"text": TEXT, "voice": "M1", "steps": 1, "seed": 5, "format": "wav"}
-
-
-@pytest.fixture
-def queues(moto_endpoint: str, s3: Any, app: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """The parts queue and its dead-letter queue on moto, and the function configured to fan out."""
-    monkeypatch.setenv("AWS_ENDPOINT_URL_SQS", moto_endpoint)
-    sqs = boto3.client("sqs", region_name=REGION)
-    dlq = sqs.create_queue(QueueName="parts-dlq")["QueueUrl"]
-    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    parts = sqs.create_queue(QueueName="parts")["QueueUrl"]
-    parts_arn = sqs.get_queue_attributes(QueueUrl=parts, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    service = app.service
-    config = dataclasses.replace(
-        service.config, parts_queue_url=parts, parts_dlq_arn=dlq_arn, fanout_min_chars=200, function_timeout_s=60.0
-    )
-    monkeypatch.setattr(service, "config", config)
-    service.__dict__.pop("queue_client", None)
-    service.__dict__.pop("layout", None)
-    return {"parts": parts, "parts_arn": parts_arn, "dlq": dlq, "dlq_arn": dlq_arn}
-
-
-def _drop(app: Any, s3: Any, job: dict[str, Any] = JOB, key: str = "input/long.json") -> dict[str, Any]:
-    body = json.dumps(job).encode()
-    reply = s3.put_object(Bucket=INPUT_BUCKET, Key=key, Body=body)
-    event = s3_put_event(INPUT_BUCKET, key, len(body), reply["ETag"])
-    return app.lambda_handler(event, LambdaContext())
-
-
-def _receive(queue_url: str) -> list[dict[str, Any]]:
-    sqs = boto3.client("sqs", region_name=REGION)
-    messages: list[dict[str, Any]] = []
-    while True:
-        got = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0).get(
-            "Messages", []
-        )
-        if not got:
-            return messages
-        for message in got:
-            sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
-        messages.extend(got)
+JOB = LONG_JOB
+TEXT = JOB["text"]
 
 
 def _folder_objects(s3: Any) -> list[str]:
@@ -88,13 +46,13 @@ def _sequential(app: Any, seed: int) -> np.ndarray:
 
 
 def test_a_long_job_is_planned_rendered_in_parts_and_stitched_to_the_sequential_audio(app, s3, queues):
-    planned = _drop(app, s3)
+    planned = drop_job(app, s3)
     assert planned["results"][0]["status"] == "planned"
-    messages = _receive(queues["parts"])
+    messages = receive_all(queues["parts"])
     assert len(messages) > 3
     # The planner's re-delivery sends nothing twice.
-    assert _drop(app, s3)["results"][0]["status"] == "skipped"
-    assert _receive(queues["parts"]) == []
+    assert drop_job(app, s3)["results"][0]["status"] == "skipped"
+    assert receive_all(queues["parts"]) == []
     # Parts in any batch and order; each batch is one invocation of the function.
     messages.reverse()
     answers = [
@@ -116,8 +74,8 @@ def test_a_long_job_is_planned_rendered_in_parts_and_stitched_to_the_sequential_
 
 
 def test_a_blended_voice_is_rendered_in_parts_to_the_sequential_audio_and_named_canonically(app, s3, queues):
-    _drop(app, s3, {**JOB, "voice": "nova:1,M2:2"})
-    messages = _receive(queues["parts"])
+    drop_job(app, s3, {**JOB, "voice": "nova:1,M2:2"})
+    messages = receive_all(queues["parts"])
     app.service.engine.assets._blends.clear()  # the part workers are other processes: no blend mixed there yet
     answers = [app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()) for message in messages]
     assert all(a == {"batchItemFailures": []} for a in answers)
@@ -136,8 +94,8 @@ def test_an_ssml_job_keeps_its_breaks_and_languages_across_the_parts(app, s3, qu
         + "".join(f'Sentence number {n} of a long text.<break time="{100 * n}ms"/>' for n in range(1, 9))
         + '<lang xml:lang="ko-KR">마지막 문장은 한국어로 3번 읽습니다.</lang><break time="1s"/></speak>'
     )
-    _drop(app, s3, {**JOB, "text": ssml})
-    messages = _receive(queues["parts"])
+    drop_job(app, s3, {**JOB, "text": ssml})
+    messages = receive_all(queues["parts"])
     parts = [json.loads(m["Body"])["supertonic_part"]["part"] for m in messages]
     assert {p["lang"] for p in parts} == {"en", "ko"} and len({p["pause_s"] for p in parts}) > 3
     answers = [app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()) for message in reversed(messages)]
@@ -151,8 +109,8 @@ def test_an_ssml_job_keeps_its_breaks_and_languages_across_the_parts(app, s3, qu
 
 
 def test_a_duplicate_delivery_does_no_second_work(app, s3, queues, json_logs):
-    _drop(app, s3)
-    messages = _receive(queues["parts"])
+    drop_job(app, s3)
+    messages = receive_all(queues["parts"])
     first = messages[0]
     app.lambda_handler(sqs_event([first], queues["parts_arn"], REGION), LambdaContext())
     app.lambda_handler(sqs_event([first], queues["parts_arn"], REGION), LambdaContext())
@@ -161,8 +119,8 @@ def test_a_duplicate_delivery_does_no_second_work(app, s3, queues, json_logs):
 
 
 def test_two_last_parts_at_once_give_one_assembly(app, s3, queues, json_logs):
-    _drop(app, s3)
-    messages = _receive(queues["parts"])
+    drop_job(app, s3)
+    messages = receive_all(queues["parts"])
     for message in messages[:-2]:
         app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
     barrier = threading.Barrier(2)
@@ -184,8 +142,8 @@ def test_two_last_parts_at_once_give_one_assembly(app, s3, queues, json_logs):
 
 
 def test_a_part_whose_retries_are_spent_fails_the_job_naming_it(app, s3, queues):
-    _drop(app, s3)
-    messages = _receive(queues["parts"])
+    drop_job(app, s3)
+    messages = receive_all(queues["parts"])
     broken = messages[1]
 
     def refuse(part, **_):
@@ -210,8 +168,8 @@ def test_a_part_whose_retries_are_spent_fails_the_job_naming_it(app, s3, queues)
 def test_an_s3_error_during_assembly_is_retried_and_the_job_ends_done_once(app, s3, queues, monkeypatch):
     from supertonic_engine.storage import ObjectStore, StorageUnavailable
 
-    _drop(app, s3)
-    messages = _receive(queues["parts"])
+    drop_job(app, s3)
+    messages = receive_all(queues["parts"])
     for message in messages[:-1]:
         app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
     real_read = ObjectStore.read_bytes
@@ -246,7 +204,7 @@ def test_progress_is_told_while_the_parts_are_rendered(app, s3, queues):
     app.lambda_handler(s3_put_event(INPUT_BUCKET, key, head["ContentLength"], head["ETag"]), LambdaContext())
     queued = jobs.status(app.service, job_id)
     assert queued["status"] == "queued" and queued["parts_done"] == 0 and queued["parts_total"] > 3
-    messages = _receive(queues["parts"])
+    messages = receive_all(queues["parts"])
     app.lambda_handler(sqs_event(messages[:2], queues["parts_arn"], REGION), LambdaContext())
     running = jobs.status(app.service, job_id)
     assert (running["status"], running["parts_done"]) == ("running", 2) and running["elapsed_s"] >= 0
@@ -255,11 +213,11 @@ def test_progress_is_told_while_the_parts_are_rendered(app, s3, queues):
 
 
 def test_short_jobs_keep_the_single_invocation_path(app, s3, queues):
-    assert _drop(app, s3, {**JOB, "text": "A short one."}, key="input/short.json")["results"][0]["status"] == "done"
-    assert _receive(queues["parts"]) == []
+    assert drop_job(app, s3, {**JOB, "text": "A short one."}, key="input/short.json")["results"][0]["status"] == "done"
+    assert receive_all(queues["parts"]) == []
 
 
 def test_bad_text_is_refused_before_any_fan_out(app, s3, queues):
-    result = _drop(app, s3, {**JOB, "text": TEXT + " ᚠ"}, key="input/bad.json")["results"][0]
+    result = drop_job(app, s3, {**JOB, "text": TEXT + " ᚠ"}, key="input/bad.json")["results"][0]
     assert result["status"] == "failed" and result["reason"] == "unsupported_characters"
-    assert _receive(queues["parts"]) == []
+    assert receive_all(queues["parts"]) == []

@@ -11,13 +11,14 @@ import json
 from typing import Any
 
 import pytest
-from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, LambdaContext
-from test_fanout import JOB, _drop, _event, _receive, queues  # noqa: F401 - queues is a fixture
+from fixtures_s3 import INPUT_BUCKET, LONG_JOB, OUTPUT_BUCKET, REGION, LambdaContext, drop_job, receive_all
 
 from supertonic_function import jobs
 from supertonic_function.errors import BatchFailed
 from supertonic_function.results import AUDIO_KEYS, CHUNK_KEYS, DONE_KEYS, EXPIRED_KEYS, FAILED_KEYS, PROGRESS_KEYS
+from supertonic_harness.fronts.furl import http_to_event
 from supertonic_harness.fronts.s3 import s3_put_event
+from supertonic_harness.fronts.sqs import sqs_event
 
 pytest_plugins = ["fixtures_s3"]
 
@@ -45,30 +46,30 @@ def _assert_chunks_point_into(manifest: dict[str, Any], text: str) -> None:
 
 
 def test_a_job_in_one_invocation_and_one_in_parts_write_done_manifests_with_the_same_keys(app, s3, queues):
-    _drop(app, s3, SHORT, key="input/short.json")  # under the fan-out threshold: one invocation
-    _drop(app, s3)
-    messages = _receive(queues["parts"])
+    drop_job(app, s3, SHORT, key="input/short.json")  # under the fan-out threshold: one invocation
+    drop_job(app, s3)
+    messages = receive_all(queues["parts"])
     assert len(messages) > 1
-    app.lambda_handler(_event(messages, queues["parts_arn"]), LambdaContext())
+    app.lambda_handler(sqs_event(messages, queues["parts_arn"], REGION), LambdaContext())
     manifests = _manifests(s3)
     single, parts = manifests["input/short.json"], manifests["input/long.json"]
     assert set(single) == set(parts) == DONE_KEYS
     assert (single["parts_total"], parts["parts_total"]) == (1, len(messages))
     _assert_chunks_point_into(single, SHORT["text"])
-    _assert_chunks_point_into(parts, JOB["text"])
+    _assert_chunks_point_into(parts, LONG_JOB["text"])
     # Rendered in parts, the manifest still says what the render cost and how.
     assert parts["synth_ms"] > 0 and parts["rtf"] > 0 and parts["precision"] == single["precision"]
     assert parts["synth_ms"] == pytest.approx(sum(c["synth_ms"] for c in parts["chunks"]), abs=0.1 * len(messages))
 
 
 def test_a_refused_text_and_a_spent_part_write_failed_manifests_with_the_same_keys(app, s3, queues, monkeypatch):
-    _drop(app, s3, {**SHORT, "voice": "nobody"}, key="input/refused.json")
-    _drop(app, s3)
-    broken = _receive(queues["parts"])[0]
+    drop_job(app, s3, {**SHORT, "voice": "nobody"}, key="input/refused.json")
+    drop_job(app, s3)
+    broken = receive_all(queues["parts"])[0]
     monkeypatch.setattr(app.service.engine, "render_part", lambda part, **_: (_ for _ in ()).throw(RuntimeError("out of memory")))
     with pytest.raises(BatchFailed):
-        app.lambda_handler(_event([broken], queues["parts_arn"]), LambdaContext())
-    app.lambda_handler(_event([broken], queues["dlq_arn"]), LambdaContext())
+        app.lambda_handler(sqs_event([broken], queues["parts_arn"], REGION), LambdaContext())
+    app.lambda_handler(sqs_event([broken], queues["dlq_arn"], REGION), LambdaContext())
     manifests = _manifests(s3)
     refused, spent = manifests["input/refused.json"], manifests["input/long.json"]
     assert set(refused) == set(spent) == FAILED_KEYS
@@ -78,21 +79,12 @@ def test_a_refused_text_and_a_spent_part_write_failed_manifests_with_the_same_ke
 
 def test_a_job_s_status_has_the_same_keys_at_every_step(app, s3, queues):
     def submit(job: dict[str, Any]) -> dict[str, Any]:
-        reply = app.lambda_handler(
-            {
-                "version": "2.0",
-                "rawPath": "/v1/jobs",
-                "requestContext": {"domainName": "abc.lambda-url.us-east-1.on.aws", "http": {"method": "POST", "path": "/v1/jobs"}},
-                "headers": {"content-type": "application/json"},
-                "body": json.dumps(job),
-                "isBase64Encoded": False,
-            },
-            LambdaContext(),
-        )
+        event = http_to_event("POST", "/v1/jobs", [("content-type", "application/json")], json.dumps(job).encode())
+        reply = app.lambda_handler(event, LambdaContext())
         assert reply["statusCode"] == 202, reply
         return json.loads(reply["body"])
 
-    accepted = submit(JOB)
+    accepted = submit(LONG_JOB)
     assert set(accepted) - {"status_url"} == PROGRESS_KEYS
     job_id = accepted["job_id"]
     waiting = jobs.status(app.service, job_id)  # stored, its event not delivered yet
@@ -100,14 +92,14 @@ def test_a_job_s_status_has_the_same_keys_at_every_step(app, s3, queues):
     head = s3.head_object(Bucket=INPUT_BUCKET, Key=key)
     app.lambda_handler(s3_put_event(INPUT_BUCKET, key, head["ContentLength"], head["ETag"]), LambdaContext())
     planned = jobs.status(app.service, job_id)
-    messages = _receive(queues["parts"])
-    app.lambda_handler(_event(messages[:1], queues["parts_arn"]), LambdaContext())
+    messages = receive_all(queues["parts"])
+    app.lambda_handler(sqs_event(messages[:1], queues["parts_arn"], REGION), LambdaContext())
     running = jobs.status(app.service, job_id)
     steps = [accepted, waiting, planned, running]
     assert [d["status"] for d in steps] == ["queued", "queued", "queued", "running"]
     assert all(set(d) == PROGRESS_KEYS for d in steps[1:])
     assert [d["parts_total"] for d in steps] == [None, None, len(messages), len(messages)]
-    app.lambda_handler(_event(messages[1:], queues["parts_arn"]), LambdaContext())
+    app.lambda_handler(sqs_event(messages[1:], queues["parts_arn"], REGION), LambdaContext())
     done = jobs.status(app.service, job_id)
     # What a caller sees of a done manifest: no bucket, key or source, and a link.
     assert set(done) == (DONE_KEYS - {"source"}) | {"job_id", "audio_url", "expires_in_s"}
@@ -123,17 +115,9 @@ def test_an_expired_job_says_so_in_its_own_keys(app, s3, monkeypatch):
 
 
 def test_a_synchronous_json_answer_describes_its_audio_as_a_manifest_does(app):
-    reply = app.lambda_handler(
-        {
-            "version": "2.0",
-            "rawPath": "/v1/tts",
-            "requestContext": {"domainName": "abc.lambda-url.us-east-1.on.aws", "http": {"method": "POST", "path": "/v1/tts"}},
-            "headers": {"content-type": "application/json", "accept": "application/json"},
-            "body": json.dumps({**SHORT, "text": "안녕하세요. Hello there."}),
-            "isBase64Encoded": False,
-        },
-        LambdaContext(),
-    )
+    headers = [("content-type", "application/json"), ("accept", "application/json")]
+    body = json.dumps({**SHORT, "text": "안녕하세요. Hello there."}).encode()
+    reply = app.lambda_handler(http_to_event("POST", "/v1/tts", headers, body), LambdaContext())
     document = json.loads(reply["body"])
     assert set(document) == AUDIO_KEYS | {"audio_base64"}
     # A bounded text: each chunk says what the model read besides where it is.
