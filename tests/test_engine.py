@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -213,6 +214,9 @@ def test_time_kept_back_for_delivery_that_leaves_none_refuses_to_start(engine):
         engine.synthesize(engine.prepare(EN * 3, SynthesisOptions(steps=1), limits=Limits(after_s_per_audio_s=1.0)), deadline=2.0)
     assert err.value.message.startswith("no time was left to start synthesis")
     assert "delivering about" in err.value.message and "0/0 chunks" not in err.value.message
+    # The engine advises only what it knows; another way out (a job) is the caller's to add.
+    assert err.value.message.endswith("Send shorter text or fewer steps.") and "job" not in err.value.message
+    assert re.search(r"kept for delivering about [\d,]+ s of audio\. Use a job\.$", err.value.advised("Use a job."))
 
 
 def test_prepare_checks_the_whole_request_before_any_audio_and_streams_as_given(engine):

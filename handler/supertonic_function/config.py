@@ -21,8 +21,9 @@ from supertonic_engine.config import (  # true_or_false: the environment's and t
     usable_cpus,
 )
 from supertonic_engine.errors import ConfigurationError
-from supertonic_engine.storage import MAX_PRESIGNED_URL_S
 from supertonic_engine.synthesis import Limits
+
+from .storage import MAX_PRESIGNED_URL_S
 
 ENV_INPUT_BUCKET = "SUPERTONIC_INPUT_BUCKET"
 ENV_INPUT_PREFIX = "SUPERTONIC_INPUT_PREFIX"

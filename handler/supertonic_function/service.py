@@ -26,7 +26,7 @@ from .layout import Layout
 from .telemetry import logger
 
 if TYPE_CHECKING:
-    from supertonic_engine.storage import ObjectStore
+    from .storage import ObjectStore
 
 
 @dataclass
@@ -97,7 +97,7 @@ class Service:
     def store(self) -> ObjectStore:
         """The S3 client, created on first use so requests that never touch S3 never pay for it."""
         if self._store is None:
-            from supertonic_engine.storage import ObjectStore
+            from .storage import ObjectStore
 
             self._store = ObjectStore()
         return self._store
@@ -125,7 +125,7 @@ class Service:
         operator's to fix (a 503 naming the setting), found before any work: a HEAD of a key in a
         missing bucket is a plain 404, which would read as "no such job" or "not done yet"."""
         if bucket not in self._reachable:
-            from supertonic_engine.storage import StorageFailed
+            from .storage import StorageFailed
 
             try:
                 self.store.check_bucket(bucket)
