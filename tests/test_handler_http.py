@@ -30,8 +30,8 @@ from fixtures_s3 import (
     load_event,
 )
 
+from supertonic_engine import DEFAULT_VOICE
 from supertonic_engine.errors import ConfigurationError, ModelMissing, SupertonicError
-from supertonic_engine.synthesis import DEFAULT_VOICE
 from supertonic_function import errors
 from supertonic_function.config import FunctionConfig
 from supertonic_function.responses import SYNC_RESPONSE_LIMIT, size_of

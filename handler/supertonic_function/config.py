@@ -15,13 +15,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from supertonic_engine.config import (  # true_or_false: the environment's and the request fields' yes/no
-    SessionConfig,
-    true_or_false,
-    usable_cpus,
-)
+# true_or_false: the environment's and the request fields' yes/no
+from supertonic_engine import Limits, SessionConfig, true_or_false, usable_cpus
 from supertonic_engine.errors import ConfigurationError
-from supertonic_engine.synthesis import Limits
 
 from .storage import MAX_PRESIGNED_URL_S
 

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from supertonic_engine import AudioWriter, Deadline, Engine, Prepared, SynthesisResult
-from supertonic_engine.audio import content_type
+from supertonic_engine import AudioWriter, Deadline, Engine, Prepared, SynthesisResult, content_type
 from supertonic_engine.errors import NoTimeToStart
 
 from .telemetry import record_synthesis

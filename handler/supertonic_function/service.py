@@ -15,8 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from supertonic_engine import Engine
-from supertonic_engine.cpu import cpu_features
+from supertonic_engine import Engine, cpu_features
 from supertonic_engine.errors import ConfigurationError, InvalidRequest, SupertonicError
 
 from . import __version__
