@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -169,8 +170,8 @@ def test_synthesize_into_a_writer_equals_encoding_the_whole_result(engine, tmp_p
 
 
 def test_limits_refuse_text_that_reads_long_before_any_audio_is_made(engine):
+    from supertonic_engine import Limits
     from supertonic_engine.errors import SpokenTextTooLong
-    from supertonic_engine.synthesis import Limits
 
     # 60 characters as written, 299 as read ("nine nine ... nine"): the written length says little.
     limits = Limits(max_text_chars=100, max_spoken_chars=200)
@@ -185,8 +186,8 @@ def test_limits_refuse_text_that_reads_long_before_any_audio_is_made(engine):
 
 
 def test_the_forecast_bounds_the_audio_and_synthesis_reuses_it(engine):
+    from supertonic_engine import Limits
     from supertonic_engine.errors import AudioTooLong
-    from supertonic_engine.synthesis import Limits
 
     # One-letter paragraphs: few characters, one chunk each, and the silence between them.
     text = "A.\n\nB.\n\nC.\n\nD.\n\nE.\n\nF."
@@ -205,14 +206,17 @@ def test_the_forecast_bounds_the_audio_and_synthesis_reuses_it(engine):
 
 
 def test_time_kept_back_for_delivery_that_leaves_none_refuses_to_start(engine):
+    from supertonic_engine import Limits
     from supertonic_engine.errors import DeadlineExceeded
-    from supertonic_engine.synthesis import Limits
 
     # One second of delivery per second of audio cannot fit a 2 s deadline for several seconds of audio.
     with pytest.raises(DeadlineExceeded) as err:
         engine.synthesize(engine.prepare(EN * 3, SynthesisOptions(steps=1), limits=Limits(after_s_per_audio_s=1.0)), deadline=2.0)
     assert err.value.message.startswith("no time was left to start synthesis")
     assert "delivering about" in err.value.message and "0/0 chunks" not in err.value.message
+    # The engine advises only what it knows; another way out (a job) is the caller's to add.
+    assert err.value.message.endswith("Send shorter text or fewer steps.") and "job" not in err.value.message
+    assert re.search(r"kept for delivering about [\d,]+ s of audio\. Use a job\.$", err.value.advised("Use a job."))
 
 
 def test_prepare_checks_the_whole_request_before_any_audio_and_streams_as_given(engine):

@@ -166,7 +166,7 @@ def test_a_part_whose_retries_are_spent_fails_the_job_naming_it(app, s3, queues)
 
 
 def test_an_s3_error_during_assembly_is_retried_and_the_job_ends_done_once(app, s3, queues, monkeypatch):
-    from supertonic_engine.storage import ObjectStore, StorageUnavailable
+    from supertonic_function.storage import ObjectStore, StorageUnavailable
 
     drop_job(app, s3)
     messages = receive_all(queues["parts"])

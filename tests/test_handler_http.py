@@ -29,13 +29,13 @@ from fixtures_s3 import (
     seeded,
 )
 
+from supertonic_engine import DEFAULT_VOICE
 from supertonic_engine.errors import ConfigurationError, ModelMissing, SupertonicError
-from supertonic_engine.storage import ObjectStore, StorageError, StorageFailed
-from supertonic_engine.synthesis import DEFAULT_VOICE
 from supertonic_function import errors
 from supertonic_function.config import FunctionConfig
 from supertonic_function.responses import SYNC_RESPONSE_LIMIT, size_of
 from supertonic_function.service import Service
+from supertonic_function.storage import ObjectStore, StorageError, StorageFailed
 from supertonic_harness.fronts.furl import http_to_event
 from supertonic_harness.function.outcome import Outcome
 
@@ -104,6 +104,8 @@ def test_no_time_left_is_a_504(app: Any, s3: Any) -> None:
     # Nothing ran: the message says so, not "stopped after 0.00 s ... (0/0 chunks done)".
     assert error["message"].startswith("no time was left to start synthesis: 0.01 s remained and 2.00 s are kept")
     assert "0/0 chunks" not in error["message"]
+    # The engine's advice, with the function's way out in its place.
+    assert error["message"].endswith(". Send shorter text, fewer steps, or use an asynchronous job.")
 
 
 @dataclass

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from supertonic_engine import Engine, SessionConfig
+from supertonic_engine import Engine, Limits, SessionConfig
 from supertonic_engine.errors import (
     EmptyText,
     InvalidParameter,
@@ -16,7 +16,6 @@ from supertonic_engine.errors import (
     UnknownVoice,
     UnsupportedFormat,
 )
-from supertonic_engine.synthesis import Limits
 from supertonic_function import config, request
 from supertonic_function.errors import InvalidJson, error_detail, http_status
 from supertonic_function.openai import model_speed, parse_openai_request

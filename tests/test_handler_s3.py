@@ -20,13 +20,13 @@ from fixtures_s3 import (
 )
 
 from supertonic_engine.errors import ConfigurationError
-from supertonic_engine.storage import ObjectStore, StorageUnavailable
 from supertonic_function import s3_trigger
 from supertonic_function.config import ENV_OUTPUT_BUCKET, FunctionConfig
 from supertonic_function.errors import RecordsLeft
 from supertonic_function.invocation import LambdaCall
 from supertonic_function.layout import MAX_KEY_BYTES
 from supertonic_function.service import Service
+from supertonic_function.storage import ObjectStore, StorageUnavailable
 from supertonic_harness.fronts.s3 import s3_put_event
 
 # S3 server, app and context fixtures, registered once for the whole session.

@@ -16,7 +16,7 @@ import pytest
 import soundfile as sf
 from harness_fixtures.support import function_args, sample_function
 
-from supertonic_engine.storage import s3_client
+from supertonic_function.storage import s3_client
 from supertonic_harness.fronts.delivery import deliver, deliver_concurrently
 from supertonic_harness.fronts.faults import Fault, FaultProxy, FaultSchedule, Rule, s3_operation
 from supertonic_harness.fronts.local import start_local_function
@@ -29,7 +29,7 @@ OUTPUT_BUCKET = "supertonic-output-123456789012-us-east-1"
 MANIFEST = "manifest.json"
 TEXT = "A short story, read aloud."
 # Tries botocore makes of one request in the function's client: the first, then its retries.
-TRIES = s3_client("us-east-1").meta.config.retries["total_max_attempts"]
+TRIES = s3_client().meta.config.retries["total_max_attempts"]
 # A schedule whose faults, on today's request sequence, hit every kind and once outlast botocore's
 # retries (the test holds for any seed; the printed tally says what a seed did).
 SEED = 4

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from supertonic_engine import Engine, InvalidParameter, SynthesisOptions
+from supertonic_engine import Engine, Extras, InvalidParameter, SynthesisOptions
 from supertonic_engine.errors import EmptyText, InvalidRequest, InvalidSsml, UnsupportedSsml
 from supertonic_engine.text.say_as import say_as
 from supertonic_engine.text.ssml import MAX_DEPTH, looks_like_ssml, parse_ssml, read_script
@@ -174,7 +174,7 @@ def test_marks_are_byte_offsets_into_the_ssml_as_sent_timed_after_each_break(eng
         '<speak>Café <sub alias="double you three see">W3C</sub> &amp; friends.<break time="700ms"/>'
         '<p>Zweite <say-as interpret-as="digits">42</say-as> Zeile.</p></speak>'
     )
-    prepared = engine.prepare(ssml, ONE_STEP, marks=["sentence", "word"])
+    prepared = engine.prepare(ssml, ONE_STEP, extras=Extras(marks=["sentence", "word"]))
     marks = engine.marks(prepared)
     raw = ssml.encode("utf-8")
     sentences = [m for m in marks if m.type == "sentence"]

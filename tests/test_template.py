@@ -13,8 +13,8 @@ import pytest
 import yaml
 from fixtures_s3 import FUNCTION_ENV, INPUT_BUCKET, OUTPUT_BUCKET
 
+from supertonic_engine import DEFAULT_SPEED, SPEED_RANGE
 from supertonic_engine.config import DEFAULT_MAX_TEXT_CHARS, ENV_MODEL_DIR
-from supertonic_engine.synthesis import DEFAULT_SPEED, SPEED_RANGE
 from supertonic_function import cors as function_cors
 from supertonic_function.config import (
     ENV_CORS_ALLOW_ORIGINS,

@@ -11,7 +11,7 @@ import pytest
 from supertonic_engine import Engine, Part, SessionConfig, SynthesisOptions
 from supertonic_engine.assets import BLEND_CACHE_SIZE, load_assets
 from supertonic_engine.errors import InvalidVoiceBlend, UnknownVoice, VoiceFileCorrupt
-from supertonic_engine.synthesis import Preparer
+from supertonic_engine.preparation import Preparer
 from supertonic_engine.voice_blend import MAX_BLEND_VOICES, parse_blend
 
 

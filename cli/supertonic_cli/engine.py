@@ -14,20 +14,13 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from supertonic_engine import audio
+from supertonic_engine import Engine, audio
 from supertonic_engine.assets import load_assets
 from supertonic_engine.deadline import Deadline
 from supertonic_engine.marks import CAPTION_FORMATS, check_mark_types, json_lines
-from supertonic_engine.synthesis import (
-    DEFAULT_LANG,
-    DEFAULT_SPEED,
-    DEFAULT_STEPS,
-    DEFAULT_VOICE,
-    STANDIN_NOTICE,
-    Engine,
-    Preparer,
-    SynthesisOptions,
-)
+from supertonic_engine.options import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, SynthesisOptions
+from supertonic_engine.preparation import Preparer
+from supertonic_engine.standin_marker import NOTE as STANDIN_NOTICE
 from supertonic_engine.text.ssml import TEXT_TYPES
 from supertonic_tools import prepare
 from supertonic_tools.models import locate_model

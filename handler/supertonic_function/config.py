@@ -15,14 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from supertonic_engine.config import (  # true_or_false: the environment's and the request fields' yes/no
-    SessionConfig,
-    true_or_false,
-    usable_cpus,
-)
+# true_or_false: the environment's and the request fields' yes/no
+from supertonic_engine import Limits, SessionConfig, true_or_false, usable_cpus
 from supertonic_engine.errors import ConfigurationError
-from supertonic_engine.storage import MAX_PRESIGNED_URL_S
-from supertonic_engine.synthesis import Limits
+
+from .storage import MAX_PRESIGNED_URL_S
 
 ENV_INPUT_BUCKET = "SUPERTONIC_INPUT_BUCKET"
 ENV_INPUT_PREFIX = "SUPERTONIC_INPUT_PREFIX"

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from supertonic_engine import Engine, Prepared
-from supertonic_engine.marks import CAPTION_TYPES, MARKS_CONTENT_TYPE, SpeechMark, captions, json_lines
+from supertonic_engine import CAPTION_TYPES, MARKS_CONTENT_TYPE, Engine, Prepared, SpeechMark, captions, json_lines
 
 from .layout import ResultKeys
 from .service import Service
@@ -40,7 +39,7 @@ def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float
     if answer == "marks":
         marks = engine.marks(prepared, deadline=budget_s)
         return Described("marks", json_lines(marks), MARKS_CONTENT_TYPE, engine.model_kind, marks)
-    fmt = answer if answer in CAPTION_TYPES else prepared.captions[0]
+    fmt = answer if answer in CAPTION_TYPES else prepared.extras.captions[0]
     marks = engine.marks(prepared, ("sentence", "word"), deadline=budget_s)
     return Described(fmt, captions(marks, fmt), CAPTION_TYPES[fmt], engine.model_kind, marks)
 
@@ -48,16 +47,16 @@ def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float
 def store_sidecars(service: Service, prepared: Prepared, keys: ResultKeys) -> dict[str, str]:
     """Write what an S3 job asked for beside its audio (``marks.jsonl``, ``captions.srt``/``.vtt``)
     before the manifest says done; returns name -> key for the manifest."""
-    if not (prepared.marks or prepared.captions):
+    if not prepared.extras:
         return {}
     engine = service.engine
     timeline = engine.timeline(prepared)  # one duration-predictor pass for every sidecar
     files: dict[str, tuple[str, str]] = {}
-    if prepared.marks:
+    if prepared.extras.marks:
         files["marks.jsonl"] = (json_lines(engine.marks(prepared, timeline=timeline)), MARKS_CONTENT_TYPE)
-    if prepared.captions:
+    if prepared.extras.captions:
         every = engine.marks(prepared, ("sentence", "word"), timeline=timeline)
-        for fmt in prepared.captions:
+        for fmt in prepared.extras.captions:
             files[f"captions.{fmt}"] = (captions(every, fmt), CAPTION_TYPES[fmt])
     written = {}
     for name, (body, content_type) in files.items():

@@ -29,7 +29,8 @@ from supertonic_engine.errors import (
     UnsupportedSsml,
     VoiceFileCorrupt,
 )
-from supertonic_engine.storage import (
+
+from .storage import (
     ObjectMissing,
     ObjectTooLarge,
     StorageError,
@@ -37,7 +38,6 @@ from supertonic_engine.storage import (
     StorageUnavailable,
     TextNotUtf8,
 )
-
 from .telemetry import logger
 
 # --- errors that exist only at the edge ------------------------------------------------------------
@@ -180,6 +180,8 @@ class UnknownEvent(InvalidRequest):
 # What a request refused by its synchronous bounds (the only ``Limits`` the function sets) is told
 # to do instead: the engine knows no jobs or buckets.
 LONG_TEXT_ADVICE = "For longer text use POST /v1/jobs or drop a .txt file in the input bucket."
+# What a synthesis stopped by its deadline is told, besides the engine's shorter text or fewer steps.
+DEADLINE_ADVICE = "Send shorter text, fewer steps, or use an asynchronous job."
 
 HTTP_STATUS: Mapping[type[BaseException], int] = {
     SupertonicError: 500,
@@ -251,12 +253,22 @@ def error_detail(error: BaseException, request_id: str | None = None) -> dict[st
     if not isinstance(error, SupertonicError):
         return {"code": INTERNAL_ERROR_CODE, "message": f"internal error{where}; see the function's logs", "field": None}
     detail = {name: _utf8_safe(value) for name, value in error.to_dict().items()}
-    if isinstance(error, TextTooLong) and error.caller_bound:
-        detail["message"] = _utf8_safe(error.advised(LONG_TEXT_ADVICE))
+    advice = _edge_advice(error)
+    if advice is not None:
+        detail["message"] = _utf8_safe(error.advised(advice))
     private = _nearest(PRIVATE_MESSAGES, error)
     if private is not None:
         detail["message"] = f"{private}{where}; the function's logs say why"
     return detail
+
+
+def _edge_advice(error: SupertonicError) -> str | None:
+    """What the function advises in place of the engine's advice: the ways out only it knows."""
+    if isinstance(error, TextTooLong):
+        return LONG_TEXT_ADVICE if error.caller_bound else None
+    if isinstance(error, DeadlineExceeded):
+        return DEADLINE_ADVICE
+    return None
 
 
 def _utf8_safe(value: str | None) -> str | None:

@@ -27,8 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from supertonic_engine import AudioWriter, Part, Prepared, SynthesisOptions
-from supertonic_engine.audio import audio_format, content_type
+from supertonic_engine import AudioWriter, Part, Prepared, SynthesisOptions, audio_format, content_type
 
 from . import results
 from .described import store_sidecars
@@ -69,8 +68,7 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
             prepared.text,
             options,
             format=prepared.format.name,
-            marks=prepared.marks,
-            captions=prepared.captions,
+            extras=prepared.extras,
             text_type="ssml" if prepared.script.is_ssml else "text",
         )
     parts = service.engine.parts(prepared, deadline=call.seconds_left())

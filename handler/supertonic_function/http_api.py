@@ -30,11 +30,8 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 
-from supertonic_engine import Prepared
-from supertonic_engine.audio import available_formats
+from supertonic_engine import CAPTION_TYPES, DEFAULT_VOICE, MARKS_CONTENT_TYPE, Prepared, available_formats
 from supertonic_engine.errors import SupertonicError
-from supertonic_engine.marks import CAPTION_TYPES, MARKS_CONTENT_TYPE
-from supertonic_engine.synthesis import DEFAULT_VOICE
 
 from . import jobs
 from .cors import cors_headers
@@ -169,7 +166,7 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, A
 
 def _describe(service: Service, call: HttpCall, prepared: Prepared, answer: str) -> dict[str, Any]:
     """Speech marks or captions of the audio this request would get, instead of the audio."""
-    content_type = MARKS_CONTENT_TYPE if answer == "marks" else CAPTION_TYPES[prepared.captions[0]]
+    content_type = MARKS_CONTENT_TYPE if answer == "marks" else CAPTION_TYPES[prepared.extras.captions[0]]
     chosen = call.negotiate([content_type.split(";")[0], JSON_TYPE])
     described = describe(service.engine, prepared, answer, budget_s=call.invocation.synthesis_budget_s())
     if chosen == JSON_TYPE:

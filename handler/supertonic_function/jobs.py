@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from supertonic_engine.storage import ObjectTooLarge
-
 from . import fanout, results
 from .errors import JobNotFound
 from .layout import JOB_ID, revision
 from .request import parse_request
 from .s3_trigger import result_keys
 from .service import Service
+from .storage import ObjectTooLarge
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from supertonic_engine.audio import audio_format, available_formats
+from supertonic_engine import audio_format, available_formats
 
 from .errors import NotAcceptable
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from supertonic_engine import DEFAULT_SPEED, SPEED_RANGE, Limits, SynthesisOptions
 from supertonic_engine.errors import InvalidParameter
-from supertonic_engine.synthesis import DEFAULT_SPEED, SPEED_RANGE, Limits, SynthesisOptions
 
 from .request import TtsRequest, build_request, check_text
 

@@ -16,8 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
 
-from supertonic_engine import AudioWriter, Deadline, Engine, Prepared, SynthesisResult
-from supertonic_engine.audio import content_type
+from supertonic_engine import AudioWriter, Deadline, Engine, Prepared, SynthesisResult, content_type
 from supertonic_engine.errors import NoTimeToStart
 
 from .results import AudioSummary, ChunkEntry

@@ -18,11 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from supertonic_engine import Engine, Prepared
-from supertonic_engine.audio import DEFAULT_FORMAT
+from supertonic_engine import CAPTION_FORMATS, DEFAULT_FORMAT, Engine, Extras, Limits, Prepared, SynthesisOptions
 from supertonic_engine.errors import AudioTooLong, EmptyText, InvalidParameter, SpokenTextTooLong, SupertonicError
-from supertonic_engine.marks import CAPTION_FORMATS
-from supertonic_engine.synthesis import NO_LIMITS, Limits, SynthesisOptions
 
 from .config import true_or_false
 from .errors import InvalidJson
@@ -44,8 +41,8 @@ class TtsRequest:
     on_error: str = "json"
     limits: Limits | None = None  # a synchronous request's bounds; None: the whole timeout is its bound
     text_field: str = "text"  # what the wire calls the text (``input`` in OpenAI's shape)
-    marks: object = ()  # speech mark types (the engine checks them)
-    captions: object = ()  # caption formats: the answer with ``format`` srt/vtt, sidecars of an S3 job
+    # Speech mark types, and caption formats: the answer with ``format`` srt/vtt, sidecars of an S3 job.
+    extras: Extras = Extras()
     answer: str = "audio"  # what a synchronous caller gets back: audio, marks (JSON lines) or captions
     text_type: str | None = None  # Polly's TextType: ssml or text; None: SSML when the text starts with <speak>
 
@@ -56,10 +53,9 @@ class TtsRequest:
             return engine.prepare(
                 self.text,
                 self.options,
-                limits=self.limits or NO_LIMITS,
+                limits=self.limits or Limits(),
                 format=self.format,
-                marks=self.marks,
-                captions=self.captions,
+                extras=self.extras,
                 text_type=self.text_type,
             )
         except SupertonicError as error:
@@ -86,12 +82,12 @@ class TtsRequest:
             document["chunking"] = o.chunking
         if self.text_type is not None:
             document["text_type"] = self.text_type
-        if self.marks:
-            document["marks"] = self.marks
+        if self.extras.marks:
+            document["marks"] = list(self.extras.marks)
         if self.answer == "captions":
-            document["format"] = self.captions[0]  # type: ignore[index]  # (fmt,) as build_request made it
-        elif self.captions:
-            document["captions"] = self.captions
+            document["format"] = self.extras.captions[0]  # (fmt,) as build_request made it
+        elif self.extras.captions:
+            document["captions"] = list(self.extras.captions)
         return document
 
 
@@ -168,7 +164,8 @@ def build_request(
     marks, captions, answer = values.get("marks") or (), values.get("captions") or (), "audio"
     if fmt in CAPTION_FORMATS:  # captions as the answer; an S3 job still writes its audio beside them
         captions, fmt, answer = (fmt,), DEFAULT_FORMAT, "captions"
-    if marks:
+    extras = Extras(marks, captions)
+    if extras.marks:
         if answer == "captions":
             raise InvalidParameter("marks and captions are two answers: send marks, or format srt/vtt, not both", field="marks")
         answer = "marks"
@@ -183,8 +180,7 @@ def build_request(
         limits=limits,
         text_field=text_field,
         format_sent="format" in values,
-        marks=marks,
-        captions=captions,
+        extras=extras,
         answer=answer,
         text_type=text_type,
     )

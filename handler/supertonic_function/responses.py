@@ -15,11 +15,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from supertonic_engine.storage import PresignedUrl
-
 from .errors import ResponseTooLarge, error_body, error_detail, http_status
 from .rendering import Rendered
 from .service import Service
+from .storage import PresignedUrl
 
 # 6 MiB + 100 bytes is the largest payload the Runtime API accepts (RIE interop.MaxPayloadSize,
 # https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html); a little headroom stays.

@@ -32,7 +32,6 @@ from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord,
 
 from supertonic_engine import Prepared
 from supertonic_engine.errors import DeadlineExceeded
-from supertonic_engine.storage import ObjectChanged, ObjectMissing, TextObject
 
 from . import fanout, results
 from .described import store_sidecars
@@ -42,6 +41,7 @@ from .layout import KeyKind, ResultKeys, revision
 from .rendering import Rendered, render
 from .request import OPTION_FIELDS, TtsRequest, parse_json, parse_request
 from .service import Service
+from .storage import ObjectChanged, ObjectMissing, TextObject
 from .telemetry import logger
 
 # A synthesis that had at least this share of the time a fresh invocation gives had its chance:

@@ -15,8 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from supertonic_engine import Engine
-from supertonic_engine.cpu import cpu_features
+from supertonic_engine import Engine, cpu_features
 from supertonic_engine.errors import ConfigurationError, InvalidRequest, SupertonicError
 
 from . import __version__
@@ -26,7 +25,7 @@ from .layout import Layout
 from .telemetry import logger
 
 if TYPE_CHECKING:
-    from supertonic_engine.storage import ObjectStore
+    from .storage import ObjectStore
 
 
 @dataclass
@@ -97,7 +96,7 @@ class Service:
     def store(self) -> ObjectStore:
         """The S3 client, created on first use so requests that never touch S3 never pay for it."""
         if self._store is None:
-            from supertonic_engine.storage import ObjectStore
+            from .storage import ObjectStore
 
             self._store = ObjectStore()
         return self._store
@@ -125,7 +124,7 @@ class Service:
         operator's to fix (a 503 naming the setting), found before any work: a HEAD of a key in a
         missing bucket is a plain 404, which would read as "no such job" or "not done yet"."""
         if bucket not in self._reachable:
-            from supertonic_engine.storage import StorageFailed
+            from .storage import StorageFailed
 
             try:
                 self.store.check_bucket(bucket)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from supertonic_engine.voice_blend import rename_voices
+from supertonic_engine import rename_voices
 
 OPENAI_VOICES: dict[str, str] = {
     "alloy": "F1",

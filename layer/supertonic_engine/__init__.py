@@ -15,10 +15,16 @@ with AudioWriter("hello.flac", prepared.format, engine.sample_rate) as writer:
 
 engine.marks(prepared, ["sentence", "word"])   # Polly-style speech marks, from the durations alone
 engine.captions(prepared, "vtt")               # WebVTT (or "srt") a cue a sentence
+
+The public surface is the names in ``__all__`` and the ``supertonic_engine.errors`` module as a
+whole (the typed errors a caller catches: every one is importable from there). Everything else
+(the modules' other names, the text pipeline, sessions, assets) may change without notice; the
+Lambda function imports only the public surface (tests/test_public_api.py holds it to that).
 """
 
-from .audio import AudioWriter, available_formats, content_type, encode
-from .config import SessionConfig
+from .audio import DEFAULT_FORMAT, AudioWriter, audio_format, available_formats, content_type, encode
+from .config import SessionConfig, true_or_false, usable_cpus
+from .cpu import cpu_features
 from .deadline import Deadline
 from .errors import (
     DeadlineExceeded,
@@ -37,10 +43,22 @@ from .errors import (
     UnsupportedFormat,
     VoiceFileCorrupt,
 )
-from .marks import SpeechMark
-from .synthesis import AudioChunk, ChunkTiming, Engine, Limits, Part, Prepared, SynthesisOptions, SynthesisResult
+from .marks import CAPTION_FORMATS, CAPTION_TYPES, MARKS_CONTENT_TYPE, SpeechMark, captions, json_lines
+from .options import DEFAULT_SPEED, DEFAULT_VOICE, SPEED_RANGE, Extras, Limits, SynthesisOptions
+from .parts import Part
+from .preparation import Prepared
+from .results import AudioChunk, ChunkTiming, SynthesisResult
+from .synthesis import Engine
+from .voice_blend import rename_voices
 
 __all__ = [
+    "CAPTION_FORMATS",
+    "CAPTION_TYPES",
+    "DEFAULT_FORMAT",
+    "DEFAULT_SPEED",
+    "DEFAULT_VOICE",
+    "MARKS_CONTENT_TYPE",
+    "SPEED_RANGE",
     "AudioChunk",
     "AudioWriter",
     "ChunkTiming",
@@ -48,14 +66,15 @@ __all__ = [
     "DeadlineExceeded",
     "EmptyText",
     "Engine",
+    "Extras",
     "InvalidParameter",
     "InvalidRequest",
     "InvalidVoiceBlend",
     "Limits",
-    "Part",
     "ModelCorrupt",
     "ModelError",
     "ModelMissing",
+    "Part",
     "Prepared",
     "SessionConfig",
     "SpeechMark",
@@ -68,7 +87,14 @@ __all__ = [
     "UnsupportedCharacters",
     "UnsupportedFormat",
     "VoiceFileCorrupt",
+    "audio_format",
     "available_formats",
+    "captions",
     "content_type",
+    "cpu_features",
     "encode",
+    "json_lines",
+    "rename_voices",
+    "true_or_false",
+    "usable_cpus",
 ]

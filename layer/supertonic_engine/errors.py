@@ -3,7 +3,9 @@
 Every error a caller can cause or meet has its own class with a stable ``code`` and, where one
 input is at fault, the ``field`` that names it. The Lambda edge maps these classes to HTTP
 statuses and error manifests in one place; the CLI prints ``message`` on one line.
-Messages say what to do, not only what went wrong.
+Messages say what to do, not only what went wrong: a message that ends with the engine's advice
+(``ADVICE``) lets a caller that knows another way out (another route, a bigger bound) put
+its own in that place (``advised``).
 """
 
 from __future__ import annotations
@@ -16,12 +18,19 @@ class SupertonicError(Exception):
 
     code: str = "internal_error"
     field: str | None = None
+    ADVICE = ""  # what the engine advises, the last words of the message, when it ends with advice
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         if field is not None:
             self.field = field
+
+    def advised(self, advice: str) -> str:
+        """The message ending with ``advice`` (what this caller can do instead) in place of the engine's."""
+        if not self.ADVICE or not self.message.endswith(self.ADVICE):
+            return f"{self.message} {advice}"
+        return self.message.removesuffix(self.ADVICE) + advice
 
     def to_dict(self) -> dict[str, str | None]:
         return {"code": self.code, "message": self.message, "field": self.field}
@@ -63,10 +72,6 @@ class TextTooLong(InvalidRequest):
         # maximum; the caller may know a way out (another route) to put in the message.
         self.caller_bound = caller_bound
         super().__init__(f"{self.describe(length, limit)} {self.ADVICE}")
-
-    def advised(self, advice: str) -> str:
-        """The message ending with ``advice`` (what this caller can do instead) in place of the engine's."""
-        return self.message.removesuffix(self.ADVICE) + advice
 
     @staticmethod
     def describe(length: float, limit: float) -> str:
@@ -208,6 +213,7 @@ class DeadlineExceeded(SupertonicError):
     """Synthesis was stopped because its deadline passed; compute was cancelled, not abandoned."""
 
     code = "deadline_exceeded"
+    ADVICE = "Send shorter text or fewer steps."
 
     def __init__(self, budget_s: float, elapsed_s: float, done_chunks: int = 0, total_chunks: int = 0, held_back_s: float = 0.0) -> None:
         self.budget_s = budget_s
@@ -218,8 +224,7 @@ class DeadlineExceeded(SupertonicError):
         kept = f", counting {held_back_s:.2f} s to upload the audio made so far" if held_back_s else ""
         super().__init__(
             f"synthesis stopped after {elapsed_s:.2f} s: the deadline of {budget_s:.2f} s passed{kept} "
-            f"({done_chunks}/{total_chunks} chunks done). Send shorter text, fewer steps, "
-            "or use an asynchronous job."
+            f"({done_chunks}/{total_chunks} chunks done). {self.ADVICE}"
         )
 
 
@@ -234,5 +239,5 @@ class NoTimeToStart(DeadlineExceeded):
         SupertonicError.__init__(
             self,
             f"no time was left to start synthesis: {max(left_s, 0.0):.2f} s remained and {needed_s:.2f} s are "
-            f"kept for {needed_for}. Send shorter text, fewer steps, or use an asynchronous job.",
+            f"kept for {needed_for}. {self.ADVICE}",
         )

@@ -20,7 +20,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import InvalidParameter
 from .text.chunking import sentence_spans
@@ -76,10 +76,13 @@ def check_caption_formats(value: object, field: str = "captions") -> tuple[str, 
 
 
 def _choices(value: object, field: str, allowed: tuple[str, ...], plural: str, one: str, aside: str = "") -> tuple[str, ...]:
-    """A non-empty list of names out of ``allowed`` (case aside), in ``allowed``'s order, each once."""
+    """A list of names out of ``allowed`` (case aside), in ``allowed``'s order, each once; None or
+    an empty list asks for none, as leaving the field out does."""
+    if value is None:
+        return ()
     if isinstance(value, str):
         value = [item.strip() for item in value.split(",") if item.strip()]
-    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         raise InvalidParameter(f"{field} must be a list of {plural} ({', '.join(allowed)}), got {value!r}", field=field)
     names = {v.lower() for v in value}
     unknown = [v for v in value if v.lower() not in allowed]
@@ -91,26 +94,15 @@ def _choices(value: object, field: str, allowed: tuple[str, ...], plural: str, o
 def speech_marks(script: Script, spans: Sequence[Span], types: Sequence[str]) -> list[SpeechMark]:
     """The marks of ``types`` for ``script``, whose chunks (what it reads) sit at ``spans``.
 
-    Sentences are found in the written text as the chunker finds them in the spoken text, and each
-    is read alone to find where it falls among the chunks' characters (whitespace aside). Should
-    reading a sentence alone differ from reading it in context, positions fall back to proportions
-    of the whole, and every mark says it is estimated. Offsets are bytes of the input as sent (for
-    SSML, of the document, markup included).
+    Offsets are bytes of the input as sent (for SSML, of the document, markup included); where
+    each sentence falls among the chunks is ``_Layout``'s.
     """
     text = script.text
-    clock = _Clock(spans)
-    sentences = sentence_spans(text)
-    spoken = [_squash(script.spoken(a, b)) for a, b in sentences]
-    total = sum(len(s) for s in spoken)
-    scale = 1.0 if total == clock.total else clock.total / max(1, total)
-    exact_layout = scale == 1.0 and "".join(spoken) == clock.stream
+    layout = _Layout(script, [s.text for s in spans])
+    clock = _Clock(layout, spans)
     marks: list[SpeechMark] = []
-    position = 0.0
-    for (a, b), said in zip(sentences, spoken, strict=True):
-        start, end = position * scale, (position + len(said)) * scale
-        position += len(said)
-        if not said:
-            continue
+    for sentence in layout.sentences:
+        a, b, start, end = sentence
         if "sentence" in types:
             time_s, exact = clock.at(start)
             marks.append(
@@ -120,12 +112,30 @@ def speech_marks(script: Script, spans: Sequence[Span], types: Sequence[str]) ->
                     _ms(clock.end_at(end)),
                     *script.byte_range(a, b),
                     text[a:b],
-                    estimated=not (exact and exact_layout),
+                    estimated=not (exact and layout.exact),
                 )
             )
         if "word" in types:
-            marks.extend(_words(script, a, b, start, end, clock, exact_layout))
+            marks.extend(_words(script, a, b, start, end, clock, layout.exact))
     return marks
+
+
+def chunk_byte_ranges(script: Script, chunks: Sequence[str]) -> tuple[tuple[int, int], ...]:
+    """For each of ``chunks`` (what ``script`` reads, in order), the UTF-8 byte range ``[start, end)``
+    of the text as sent that it reads: from the start of the first sentence that begins in it to the
+    end of the last one. A chunk in which no sentence begins (part of a sentence longer than a
+    chunk) has the range of the sentence it continues, so ranges overlap only there."""
+    layout = _Layout(script, chunks)
+    beginning: list[list[_Sentence]] = [[] for _ in chunks]
+    for sentence in layout.sentences:
+        beginning[layout.chunk_at(sentence.start)].append(sentence)
+    ranges = []
+    under_way = layout.sentences[:1]  # the sentence a chunk in which none begins continues
+    for group in beginning:
+        group = group or under_way
+        ranges.append(script.byte_range(group[0].a, group[-1].b) if group else (0, 0))
+        under_way = group[-1:]
+    return tuple(ranges)
 
 
 def _words(script: Script, a: int, b: int, start: float, end: float, clock: _Clock, exact_layout: bool) -> list[SpeechMark]:
@@ -157,36 +167,70 @@ def json_lines(marks: Sequence[SpeechMark]) -> str:
     return "".join(json.dumps(m.to_json(), ensure_ascii=False) + "\n" for m in marks)
 
 
-class _Clock:
-    """Positions in the chunks' spoken characters (whitespace aside) to seconds of audio."""
+class _Sentence(NamedTuple):
+    a: int  # characters of the written text
+    b: int
+    start: float  # where its spoken characters begin and end among the chunks' (``_Layout.stream``)
+    end: float
 
-    def __init__(self, spans: Sequence[Span]) -> None:
-        self.spans = list(spans)
-        squashed = [_squash(s.text) for s in self.spans]
+
+class _Layout:
+    """The chunks' spoken characters (whitespace aside) end to end, and each written sentence's place among them.
+
+    Sentences are found in the written text as the chunker finds them in the spoken text, and each
+    is read alone to find where it falls among the chunks' characters. Should reading a sentence
+    alone differ from reading it in context, positions fall back to proportions of the whole and
+    ``exact`` is False. Sentences that say nothing are left out.
+    """
+
+    def __init__(self, script: Script, chunks: Sequence[str]) -> None:
+        squashed = [_squash(chunk) for chunk in chunks]
         self.offsets = [0]
         for piece in squashed:
             self.offsets.append(self.offsets[-1] + len(piece))
         self.stream = "".join(squashed)
         self.total = self.offsets[-1]
+        written = sentence_spans(script.text)
+        spoken = [_squash(script.spoken(a, b)) for a, b in written]
+        said_total = sum(len(s) for s in spoken)
+        scale = 1.0 if said_total == self.total else self.total / max(1, said_total)
+        self.exact = scale == 1.0 and "".join(spoken) == self.stream
+        self.sentences: list[_Sentence] = []
+        position = 0
+        for (a, b), said in zip(written, spoken, strict=True):
+            if said:
+                self.sentences.append(_Sentence(a, b, position * scale, (position + len(said)) * scale))
+            position += len(said)
+
+    def chunk_at(self, position: float) -> int:
+        """The chunk whose characters hold ``position``."""
+        return min(max(0, bisect_right(self.offsets, position) - 1), len(self.offsets) - 2)
+
+
+class _Clock:
+    """Positions in the chunks' spoken characters to seconds of audio, the chunks sitting at ``spans``."""
+
+    def __init__(self, layout: _Layout, spans: Sequence[Span]) -> None:
+        self.layout = layout
+        self.spans = list(spans)
 
     def at(self, position: float) -> tuple[float, bool]:
         """Seconds where ``position`` is heard, and whether that is exact (a chunk's first character)."""
         if not self.spans:
             return 0.0, False
-        index = min(max(0, bisect_right(self.offsets, position) - 1), len(self.spans) - 1)
-        return self._time(index, position), position == self.offsets[index]
+        index = self.layout.chunk_at(position)
+        return self._time(index, position), position == self.layout.offsets[index]
 
     def end_at(self, position: float) -> float:
         """Seconds where the character before ``position`` ends: a chunk's last one ends with its audio."""
         if not self.spans:
             return 0.0
-        index = min(max(0, bisect_right(self.offsets, position - 1e-9) - 1), len(self.spans) - 1)
-        return self._time(index, position)
+        return self._time(self.layout.chunk_at(position - 1e-9), position)
 
     def _time(self, index: int, position: float) -> float:
-        span = self.spans[index]
-        length = self.offsets[index + 1] - self.offsets[index]
-        share = 0.0 if not length else min(1.0, max(0.0, (position - self.offsets[index]) / length))
+        span, offsets = self.spans[index], self.layout.offsets
+        length = offsets[index + 1] - offsets[index]
+        share = 0.0 if not length else min(1.0, max(0.0, (position - offsets[index]) / length))
         return span.start_s + share * (span.end_s - span.start_s)
 
 

@@ -1,4 +1,4 @@
-"""Amazon S3 for text-in, audio-out jobs, usable with or without Lambda.
+"""Amazon S3 for text-in, audio-out jobs: the S3 trigger's reads and its publish protocol.
 
 What this module guarantees, whoever calls it:
 - a text object is never downloaded past its size cap: the size is known (from the caller's event
@@ -35,7 +35,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
-from .errors import InvalidRequest, SupertonicError
+from supertonic_engine.errors import InvalidRequest, SupertonicError
 
 logger = logging.getLogger(__name__)
 
@@ -77,14 +77,12 @@ class StorageError(SupertonicError):
     """S3 could not do what was asked."""
 
     code = "storage_error"
-    retryable = False
 
 
 class StorageUnavailable(StorageError):
     """A transient S3 or network failure: the same call may succeed later."""
 
     code = "storage_unavailable"
-    retryable = True
 
 
 class StorageFailed(StorageError):
@@ -159,12 +157,12 @@ def _error_code(error: ClientError) -> str:
 # --- the store -----------------------------------------------------------------------------------
 
 
-def s3_client(region: str | None = None) -> Any:
+def s3_client() -> Any:
     """A boto3 S3 client with bounded retries and timeouts; endpoint overrides come from the environment."""
     import boto3
     from botocore.config import Config
 
-    return boto3.session.Session().client("s3", region_name=region, config=Config(**_CLIENT_CONFIG))
+    return boto3.session.Session().client("s3", config=Config(**_CLIENT_CONFIG))
 
 
 @dataclass(frozen=True)
