@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -220,3 +221,12 @@ def test_failures_are_classified_once(error: Exception, expected: type[Exception
     classified = classify(error, "GET s3://b/k")  # type: ignore[arg-type]
     assert type(classified) is expected
     assert "s3://b/k" in classified.message
+
+
+def test_storage_logs_through_the_function_s_json_handler() -> None:
+    # storage.py logs with the standard library; its lines must reach CloudWatch as the function's JSON lines.
+    from supertonic_function import storage, telemetry
+
+    handlers = [h for name in ("supertonic_function.storage", "supertonic_function") for h in logging.getLogger(name).handlers]
+    assert storage.logger.name == "supertonic_function.storage" and storage.logger.propagate
+    assert telemetry.logger.registered_handler in handlers

@@ -36,7 +36,8 @@ def _manifests(s3: Any) -> dict[str, dict[str, Any]]:
 
 
 def _assert_chunks_point_into(manifest: dict[str, Any], text: str) -> None:
-    """Chunks by byte range, in order, covering the text's words from its first to its last."""
+    """Chunks by byte range, in order, covering the text from its first word to its last (a
+    sentence longer than a chunk would give its range to each chunk it spans: none here does)."""
     size = len(text.encode("utf-8"))
     ranges = [(c["start"], c["end"]) for c in manifest["chunks"]]
     assert all(set(c) == CHUNK_KEYS for c in manifest["chunks"])

@@ -51,13 +51,16 @@ def fans_out(service: Service, prepared: Prepared) -> bool:
 # --- the planner -------------------------------------------------------------------------------
 
 
-def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping[str, Any], call: LambdaCall, *, submitted_at: str) -> None:
-    """Write the job's plan and send its parts.
+def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping[str, Any], call: LambdaCall, *, submitted_at: str) -> str:
+    """Write the job's plan and send its parts; returns ``planned`` or ``already_planned``.
 
-    The caller (the S3 trigger) has found no ``dispatched.json``: a re-delivered event whose plan
-    was dispatched never comes here. One that stopped between the plan and ``dispatched.json``
-    sends every part again with the plan's own seed (a part that exists by then is not rendered twice)."""
+    A re-delivered event whose plan was dispatched sends nothing (the trigger looked before reading
+    the text; this second look, after it, narrows the window in which two deliveries both send);
+    one that stopped between the plan and ``dispatched.json`` sends every part again with the
+    plan's own seed (a part that exists by then is not rendered twice)."""
     store = service.store
+    if store.head(keys.bucket, keys.dispatched) is not None:
+        return "already_planned"
     stored = store.get_json(keys.bucket, keys.plan)
     options = prepared.options
     if stored is not None:  # the seed the first delivery drew, so the parts agree with each other
@@ -92,6 +95,7 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
     _send(service, [_message(keys, prepared.format.name, len(parts), part) for part in parts])
     store.put_json(keys.bucket, keys.dispatched, {"parts": len(parts), "dispatched_at": results.utc_now()})
     logger.info("job fanned out", extra={"parts": len(parts), "folder": keys.folder})
+    return "planned"
 
 
 def _message(keys: ResultKeys, format: str, total: int, part: Part) -> dict[str, Any]:

@@ -33,7 +33,7 @@ class Job:
     submitted_at: str
 
     def accepted(self) -> dict[str, Any]:
-        return results.progress(self.job_id, "queued", parts_done=0, parts_total=None, submitted_at=self.submitted_at)
+        return results.queued(self.job_id, self.submitted_at)
 
 
 def submit(service: Service, data: object) -> Job:
@@ -77,7 +77,7 @@ def status(service: Service, job_id: str) -> dict[str, Any]:
         if _past_retention(service, info.last_modified):
             return _expired(service, job_id, "its result")
         submitted_at = None if info.last_modified is None else results.stamp(info.last_modified)
-        return results.progress(job_id, "queued", parts_done=0, parts_total=None, submitted_at=submitted_at)
+        return results.queued(job_id, submitted_at)
     document = {"job_id": job_id, **results.public(manifest)}
     if manifest.get("status") == "done":
         audio_key = manifest["audio"]["key"]

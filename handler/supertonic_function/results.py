@@ -9,7 +9,8 @@ is null, never missing.
 
 Chunks are listed by the UTF-8 byte range of the text as sent that each one reads
 (``start``/``end``, as speech marks count them), not by their text, so no manifest grows with the
-book; only a synchronous answer, whose text is bounded, lists what the model read as well.
+book; only a synchronous answer, whose text is bounded, lists what the model read as well. A
+sentence too long for one chunk gives its range to every chunk it spans.
 """
 
 from __future__ import annotations
@@ -186,6 +187,11 @@ def progress(job_id: str, status: str, *, parts_done: int, parts_total: int | No
         "submitted_at": submitted_at,
         "elapsed_s": elapsed_s(submitted_at),
     }
+
+
+def queued(job_id: str, submitted_at: str | None) -> dict[str, Any]:
+    """A job stored and not planned yet: nothing rendered, its number of parts not known."""
+    return progress(job_id, "queued", parts_done=0, parts_total=None, submitted_at=submitted_at)
 
 
 def expired(job_id: str, message: str) -> dict[str, Any]:

@@ -145,8 +145,8 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
         try:
             prepared = _prepare(service, source)
             if fanout.fans_out(service, prepared):
-                fanout.plan(service, prepared, keys, source.to_dict(), call, submitted_at=submitted_at)
-                return Outcome(bucket, key, "planned", manifest_key=keys.manifest)
+                planned = fanout.plan(service, prepared, keys, source.to_dict(), call, submitted_at=submitted_at)
+                return Outcome(bucket, key, planned, manifest_key=keys.manifest)
             rendered = _render(service, prepared, call, audio_path)
             sidecars = store_sidecars(service, prepared, keys)
         except (ObjectMissing, ObjectChanged) as error:

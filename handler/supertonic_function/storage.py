@@ -436,7 +436,7 @@ class ObjectStore:
         try:
             self.delete(bucket, key)
         except StorageError as error:  # only tidiness is lost; any published result is intact
-            logger.warning("could not remove audio no manifest names: %s", error.message)
+            logger.warning("could not remove audio no manifest names", extra={"bucket": bucket, "key": key, "error": error.message})
 
     def presigned_get(self, bucket: str, key: str, expires_s: int) -> PresignedUrl:
         """A time-limited GET link that needs no AWS credentials to use.

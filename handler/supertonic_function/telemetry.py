@@ -9,6 +9,7 @@ into metrics without any API call from the function.
 from __future__ import annotations
 
 import json
+import logging
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,7 +31,12 @@ def _log_line(entry: object) -> str:
 _names = TelemetryNames.from_env()
 logger = Logger(service=_names.service, json_serializer=_log_line)
 metrics = Metrics(service=_names.service, namespace=_names.metrics_namespace)
-copy_config_to_registered_loggers(source_logger=logger, include={"supertonic_engine"})
+# Modules that log with the standard library (the engine, and storage.py, which the engine once
+# held) write through the same JSON handler; the package loggers are made here so they are found.
+_LIBRARY_LOGGERS = {"supertonic_engine", "supertonic_function"}
+for _name in _LIBRARY_LOGGERS:
+    logging.getLogger(_name)
+copy_config_to_registered_loggers(source_logger=logger, include=_LIBRARY_LOGGERS)
 
 
 @contextmanager
