@@ -131,7 +131,7 @@ def _read(text: str, ranges: tuple[tuple[int, int], ...]) -> list[str]:
 
 def test_a_sentence_a_chunk_reads_its_sentence_as_written(engine):
     prepared = engine.prepare(TEXT, SynthesisOptions(chunking="sentence"))
-    assert _read(TEXT, prepared.chunk_byte_ranges()) == [
+    assert _read(TEXT, prepared.chunk_byte_ranges) == [
         "Hello, Dr. Smith.",
         "The café opened in 2024!",
         "Did you see it?",
@@ -142,7 +142,7 @@ def test_a_sentence_a_chunk_reads_its_sentence_as_written(engine):
 def test_packed_chunks_cover_the_text_in_order_starting_where_exact_marks_start(engine):
     text = TEXT * 4
     prepared = engine.prepare(text, SynthesisOptions(steps=1, max_chunk_chars=60))
-    ranges = prepared.chunk_byte_ranges()
+    ranges = prepared.chunk_byte_ranges
     assert len(ranges) == len(prepared.chunks) > 3
     assert ranges[0][0] == 0 and ranges[-1][1] == len(text.encode("utf-8"))
     assert all(a < b <= c < d for (a, b), (c, d) in itertools.pairwise(ranges))
@@ -157,7 +157,7 @@ def test_packed_chunks_cover_the_text_in_order_starting_where_exact_marks_start(
 def test_ranges_count_bytes_of_multibyte_text(engine):
     text = "안녕하세요. 오늘은 날씨가 좋네요. 내일 다시 만나요."
     prepared = engine.prepare(text, SynthesisOptions(lang="ko", chunking="sentence"))
-    ranges = prepared.chunk_byte_ranges()
+    ranges = prepared.chunk_byte_ranges
     assert _read(text, ranges) == ["안녕하세요.", "오늘은 날씨가 좋네요.", "내일 다시 만나요."]
     assert ranges[1][0] == len("안녕하세요. ".encode()) != len("안녕하세요. ")
 
@@ -168,7 +168,7 @@ def test_ranges_of_ssml_point_into_the_document_as_sent(engine):
         '<p>Zweite <say-as interpret-as="digits">42</say-as> Zeile.</p></speak>'
     )
     prepared = engine.prepare(ssml, SynthesisOptions(steps=1))
-    assert _read(ssml, prepared.chunk_byte_ranges()) == [
+    assert _read(ssml, prepared.chunk_byte_ranges) == [
         'Café <sub alias="double you three see">W3C</sub> &amp; friends.',
         'Zweite <say-as interpret-as="digits">42</say-as> Zeile.',
     ]

@@ -7,6 +7,7 @@ a refused text beside a part whose retries are spent, a job's status at each ste
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -43,7 +44,7 @@ def _assert_chunks_point_into(manifest: dict[str, Any], text: str) -> None:
     assert all(set(c) == CHUNK_KEYS for c in manifest["chunks"])
     assert all(0 <= a < b <= size for a, b in ranges) and ranges == sorted(ranges)
     assert ranges[0][0] == 0 and ranges[-1][1] == size
-    assert all(earlier[1] <= later[0] for earlier, later in zip(ranges, ranges[1:], strict=False))
+    assert all(earlier[1] <= later[0] for earlier, later in itertools.pairwise(ranges))
 
 
 def test_a_job_in_one_invocation_and_one_in_parts_write_done_manifests_with_the_same_keys(app, s3, queues):

@@ -159,15 +159,12 @@ def s3_from_eventbridge(event: Mapping[str, Any]) -> dict[str, Any]:
     return notification
 
 
-def sqs_message_ids(event: Mapping[str, Any]) -> list[str]:
-    """The ``messageId`` of every record of an SQS batch: what a batch item failure names."""
-    ids = []
+def check_sqs(event: Mapping[str, Any]) -> None:
+    """Every record of an SQS batch names its message (``messageId``): what a batch item failure names."""
     for index, record in enumerate(event["Records"]):
         message_id = record.get("messageId", _ABSENT)
         if not isinstance(message_id, str) or not message_id:
             raise MalformedEvent(f"Records[{index}].messageId", "the message's id")
-        ids.append(message_id)
-    return ids
 
 
 def sqs_body(record: Mapping[str, Any], at: str) -> Any:

@@ -84,7 +84,7 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
         "forecast_s": round(sum(p.speech_s for p in parts) + prepared.total_silence_s, 3),
         "pauses": [p.pause_s for p in parts],  # the silence before each part (SSML breaks make them differ)
         "tail_s": prepared.tail_s,  # and after the last one
-        "ranges": [list(r) for r in prepared.chunk_byte_ranges()],  # each part's bytes of the text, for the manifest
+        "ranges": [list(r) for r in prepared.chunk_byte_ranges],  # each part's bytes of the text, for the manifest
         "precision": service.engine.precision,
         "sidecars": sidecars,
         "submitted_at": submitted_at,

@@ -46,7 +46,7 @@ class Rendered:
         """What every document says of this audio; ``with_text``: each chunk with what the model
         read (a synchronous answer, whose text is bounded), else by its byte range alone."""
         r = self.result
-        ranges = self.request.chunk_byte_ranges()
+        ranges = self.request.chunk_byte_ranges
         chunks = [ChunkEntry(c.index, *ranges[c.index], c.start_s, c.end_s, c.synth_ms, c.text if with_text else None) for c in r.chunks]
         return AudioSummary(
             format=self.request.format.name,

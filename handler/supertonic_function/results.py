@@ -210,12 +210,12 @@ def public(manifest: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def utc_now() -> str:
-    return _stamp(datetime.now(UTC))
+    return stamp(datetime.now(UTC))
 
 
 def stamp(moment: datetime) -> str:
     """``moment`` as every document writes a time: UTC, milliseconds, ``Z``."""
-    return _stamp(moment.astimezone(UTC))
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def elapsed_s(since: str | None) -> float | None:
@@ -231,7 +231,3 @@ def elapsed_s(since: str | None) -> float | None:
 
 def _record(submitted_at: str | None, request_id: str | None) -> dict[str, Any]:
     return {"submitted_at": submitted_at, "elapsed_s": elapsed_s(submitted_at), "request_id": request_id, "finished_at": utc_now()}
-
-
-def _stamp(moment: datetime) -> str:
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

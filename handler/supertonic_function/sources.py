@@ -17,7 +17,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from . import direct, fanout, http_api, s3_trigger
-from .envelopes import check_s3, s3_from_eventbridge, sns_message, sqs_body, sqs_message_ids
+from .envelopes import check_s3, check_sqs, s3_from_eventbridge, sns_message, sqs_body
 from .errors import BatchFailed, MalformedEvent, UnknownEvent, error_result, log_error
 from .invocation import LambdaCall
 from .service import Service
@@ -164,7 +164,7 @@ class SqsSource:
     @staticmethod
     def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
         records = event["Records"]
-        sqs_message_ids(event)  # every record names its message, or none is served
+        check_sqs(event)  # every record names its message, or none is served
         index_of = {id(record): index for index, record in enumerate(records)}
 
         def serve(record: SQSRecord) -> Any:  # BatchProcessor passes it by this name

@@ -7,6 +7,7 @@ wanted (``Extras``). A ``Preparer`` needs the model's assets only, no sessions.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -48,9 +49,11 @@ class Prepared:
         """The exact text the model will read, one chunk per line, tags included."""
         return "\n".join(model_text(chunk, lang) for chunk, lang in zip(self.chunks, self.langs, strict=True))
 
+    @functools.cached_property
     def chunk_byte_ranges(self) -> tuple[tuple[int, int], ...]:
         """For each chunk, the UTF-8 byte range ``[start, end)`` of ``text`` (for SSML, the document)
-        that it reads: whole sentences, located as speech marks locate them."""
+        that it reads: whole sentences, located as speech marks locate them. Kept once found: it reads
+        every sentence again, and a response may describe its audio twice (inline, then linked)."""
         return chunk_byte_ranges(self.script, self.chunks)
 
 
