@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
+import onnx
 import pytest
 
 from supertonic_engine.assets import load_assets, resolve_model_dir
@@ -28,11 +30,18 @@ def test_the_stand_in_loads_as_a_stand_in(tiny_model_dir):
     assert assets.voice("F3") is voice  # loaded once
 
 
-def test_without_the_marker_the_model_counts_as_real(model_copy):
-    path = model_copy / "onnx" / "tts.json"
-    cfg = json.loads(path.read_text())
-    cfg.pop("stand_in")
-    path.write_text(json.dumps(cfg))
+def _unmark(graph: Path) -> None:
+    model = onnx.load(graph)
+    del model.metadata_props[:]
+    onnx.save(model, graph)
+
+
+def test_one_marked_graph_makes_the_model_a_stand_in_and_none_makes_it_real(model_copy):
+    graphs = sorted((model_copy / "onnx").glob("*.onnx"))
+    for graph in graphs[:-1]:
+        _unmark(graph)
+    assert load_assets(model_copy).kind == "stand-in"  # the real JSON files decide nothing
+    _unmark(graphs[-1])
     assert load_assets(model_copy).kind == "real"
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import config
 from .errors import ModelCorrupt, ModelMissing, UnknownVoice, VoiceFileCorrupt
-from .standin_marker import is_standin
+from .standin_marker import any_standin
 from .voice_blend import ITEM_SEPARATOR, WEIGHT_SEPARATOR, is_blend, mix, parse_blend
 
 logger = logging.getLogger(__name__)
@@ -66,9 +66,11 @@ class ModelAssets:
     _voices: dict[str, VoiceStyle] = field(default_factory=dict, repr=False)
     _blends: OrderedDict[str, VoiceStyle] = field(default_factory=OrderedDict, repr=False)
 
-    @property
+    @cached_property
     def kind(self) -> str:
-        return "stand-in" if is_standin(self.tts_config) else "real"
+        """ "stand-in" when any graph carries the stand-in mark, else "real": the release's JSON
+        files are the same in both, so only the graphs can tell."""
+        return "stand-in" if any_standin(graph_files(self.root).values()) else "real"
 
     @property
     def sample_rate(self) -> int:

@@ -16,6 +16,9 @@ from typing import TypedDict
 
 import numpy as np
 
+from supertonic_engine.assets import graph_files
+from supertonic_engine.standin_marker import any_standin
+
 from .texts import VOICE
 
 WARM_UP = {"text": "Ready.", "lang": "en", "voice": VOICE, "steps": 1, "seed": 0}
@@ -141,11 +144,10 @@ class Spawner:
 
 
 def context(spawner: Spawner, runs: int, gemm: float) -> dict:
-    tts = json.loads((spawner.model_dir / "onnx" / "tts.json").read_text())
     return {
         "machine": {**machine_facts(), "load_average": spawner.load_average},
         "model_dir": str(spawner.model_dir),
-        "model_kind": "stand-in" if "stand_in" in tts else "real",
+        "model_kind": "stand-in" if any_standin(graph_files(spawner.model_dir).values()) else "real",
         "threads": spawner.threads,
         "limits": spawner.limits_facts,
         "runs": runs,

@@ -3,8 +3,9 @@
 The real weights are not always at hand (CI, offline machines), yet everything around the model
 (sessions, chunking, deadlines, memory, benchmarks) should be exercised at the real cost. The
 stand-in has the exact I/O contract of the four real graphs and, at ``size="full"``, their
-parameter count, file sizes, operator mix and FLOPs. Its audio is noise, not speech, and its
-``tts.json`` says so under the ``stand_in`` key.
+parameter count, file sizes, operator mix and FLOPs. Its JSON files are the real release's,
+byte for byte (``release``); its audio is noise, not speech, and each graph says so in its ONNX
+metadata (``supertonic_engine.standin_marker``).
 
     from supertonic_tools.standin import ensure_standin, make_model, graph_flops
     model_dir = ensure_standin("tiny")                 # cached, generated once
@@ -12,8 +13,8 @@ parameter count, file sizes, operator mix and FLOPs. Its audio is noise, not spe
     graph_flops(model_dir / "onnx/vocoder.onnx", text_length=100, latent_length=100)
     graph_flops(build_graph("vector_estimator.onnx", "full", weights=False), 100, 100)  # no 256 MB
 
-How a stand-in says what it is (``is_standin``) lives in the runtime, ``supertonic_engine.standin_marker``:
-the engine checks it in images that do not install ``onnx``, which the generator and ``graph_flops`` need.
+How a stand-in says what it is lives in the runtime, ``supertonic_engine.standin_marker``: the engine
+reads the mark in images that do not install ``onnx``, which the generator and ``graph_flops`` need.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from supertonic_engine.standin_marker import GENERATOR_VERSION, STANDIN_KEY, is_standin
+from supertonic_engine.standin_marker import GENERATOR_VERSION, STANDIN_KEY, standin_mark
 
 if TYPE_CHECKING:
     from .flops import graph_flops
@@ -33,8 +34,8 @@ __all__ = [
     "build_graph",
     "ensure_standin",
     "graph_flops",
-    "is_standin",
     "make_model",
+    "standin_mark",
 ]
 
 _LAZY = {"make_model": ".writer", "ensure_standin": ".writer", "build_graph": ".writer", "graph_flops": ".flops"}

@@ -7,6 +7,7 @@ end up using one complete copy (the rename that lands first wins; the other is d
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -14,28 +15,25 @@ import os
 import shutil
 import tempfile
 import time
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import onnx
 
 from supertonic_engine.assets import GRAPHS as GRAPH_NAMES
+from supertonic_engine.assets import graph_files
 from supertonic_engine.config import cache_dir
 from supertonic_engine.errors import InvalidParameter, ModelCorrupt
 from supertonic_engine.files import code_fingerprint, replace_directory
-from supertonic_engine.standin_marker import GENERATOR_VERSION, is_standin
+from supertonic_engine.standin_marker import GENERATOR_VERSION, NOTE, STANDIN_KEY, any_standin
 
 from .dims import StandinDims, dims_for
 from .duration_predictor import build_duration_predictor
+from .release import SMALL_FILES, copy_small_files
 from .text_encoder import build_text_encoder
-from .tts_config import standin_config
-from .unicode_indexer import build_indexer
 from .vector_estimator import build_vector_estimator
 from .vocoder import build_vocoder
-from .voices import VOICE_NAMES, voice_style
 
 logger = logging.getLogger(__name__)
 
@@ -49,13 +47,7 @@ _BUILDERS: dict[str, GraphFactory] = {
 # file name -> graph builder, in the runtime's order of graphs; the order gives each graph its own
 # random stream, so graphs do not depend on each other's draws.
 GRAPHS: dict[str, GraphFactory] = {f"{name}.onnx": _BUILDERS[name] for name in GRAPH_NAMES}
-_VOICE_STREAMS = 100  # voice i draws from stream 100 + i
-REQUIRED_FILES = (
-    *(f"onnx/{name}" for name in GRAPHS),
-    "onnx/tts.json",
-    "onnx/unicode_indexer.json",
-    *(f"voice_styles/{name}.json" for name in VOICE_NAMES),
-)
+REQUIRED_FILES = (*(f"onnx/{name}" for name in GRAPHS), *SMALL_FILES)
 
 
 def make_model(out_dir: str | Path, size: str = "tiny", seed: int = 0) -> Path:
@@ -125,7 +117,10 @@ def build_graph(filename: str, size: str = "tiny", seed: int = 0, *, weights: bo
     if filename not in GRAPHS:
         raise ValueError(f"unknown graph {filename!r}; use one of: {', '.join(GRAPHS)}")
     rng = _rng(seed, list(GRAPHS).index(filename)) if weights else None
-    return GRAPHS[filename](dims_for(size), rng)
+    model = GRAPHS[filename](dims_for(size), rng)
+    mark = {"generator_version": GENERATOR_VERSION, "size": size, "seed": seed, "note": NOTE, "dims": _graph_dims(filename, size)}
+    onnx.helper.set_model_props(model, {STANDIN_KEY: json.dumps(mark, sort_keys=True)})
+    return model
 
 
 def write_files(root: Path, size: str, seed: int) -> None:
@@ -136,18 +131,21 @@ def write_files(root: Path, size: str, seed: int) -> None:
     for filename in GRAPHS:
         # One graph at a time: the full estimator alone is 256 MB.
         (onnx_dir / filename).write_bytes(build_graph(filename, size, seed).SerializeToString())
+    copy_small_files(root)
+
+
+def _graph_dims(filename: str, size: str) -> dict[str, int]:
+    """The internal widths of one graph of ``size``: the tiny ones differ from what tts.json says."""
     dims = dims_for(size)
-    _write_json(onnx_dir / "tts.json", standin_config(size, seed, dims), indent=2)
-    _write_json(onnx_dir / "unicode_indexer.json", build_indexer())
-    for i, name in enumerate(VOICE_NAMES):
-        _write_json(voices_dir / f"{name}.json", voice_style(name, _rng(seed, _VOICE_STREAMS + i)))
+    part = {"duration_predictor": dims.duration, "text_encoder": dims.text, "vector_estimator": dims.estimator, "vocoder": dims.vocoder}
+    return dataclasses.asdict(part[filename.removesuffix(".onnx")])
 
 
 @functools.cache
 def _fingerprint() -> str:
-    """A short hash of everything that decides the files: this package's code, NumPy (its random
-    streams) and Python's Unicode tables. Any change gives a new cache entry, never a stale one."""
-    return code_fingerprint(Path(__file__).parent, f"numpy {np.__version__}, unicode {unicodedata.unidata_version}")[:10]
+    """A short hash of everything that decides the files: this package's code and NumPy (its random
+    streams). Any change gives a new cache entry, never a stale one."""
+    return code_fingerprint(Path(__file__).parent, f"numpy {np.__version__}")[:10]
 
 
 def _check_request(size: str, seed: int) -> None:
@@ -158,10 +156,6 @@ def _check_request(size: str, seed: int) -> None:
 
 def _rng(seed: int, stream: int) -> np.random.Generator:
     return np.random.default_rng([seed, stream])
-
-
-def _write_json(path: Path, content: Any, indent: int | None = None) -> None:
-    path.write_text(json.dumps(content, indent=indent, ensure_ascii=False) + ("\n" if indent else ""), encoding="utf-8")
 
 
 def _stage(target: Path, size: str, seed: int) -> Path:
@@ -192,7 +186,4 @@ def _replaceable(path: Path) -> bool:
         return False
     if not any(path.iterdir()):
         return True
-    try:
-        return is_standin(json.loads((path / "onnx" / "tts.json").read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        return False
+    return any_standin(graph_files(path).values())
