@@ -1,4 +1,4 @@
-"""Engine subcommands of ``supertonic-lambda``: synthesize, normalize, make-model, fetch-model, prepare-model.
+"""Engine subcommands of ``supertonic-lambda``: synthesize, normalize, make-model, fetch-model, verify-model, prepare-model.
 
 Without ``--model`` or ``SUPERTONIC_MODEL_DIR`` they use the tiny stand-in, which the build tools make.
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 from supertonic_engine import Engine, audio
 from supertonic_engine.assets import load_assets
 from supertonic_engine.deadline import Deadline
+from supertonic_engine.errors import InvalidParameter
 from supertonic_engine.marks import CAPTION_FORMATS, check_mark_types, json_lines
 from supertonic_engine.options import DEFAULT_LANG, DEFAULT_SPEED, DEFAULT_STEPS, DEFAULT_VOICE, SynthesisOptions
 from supertonic_engine.preparation import Preparer
@@ -69,10 +70,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_make_model)
 
-    p = subparsers.add_parser("fetch-model", help="download the real Supertonic 3 weights (pinned revision)")
+    p = subparsers.add_parser("fetch-model", help="download the real Supertonic 3 release (pinned revision, every file verified)")
     p.add_argument("--out", required=True)
-    p.add_argument("--revision", default=None, help="model hub revision (default: the pinned one)")
+    p.add_argument("--revision", default=None, help="another model hub revision (checked for layout only, not against the release)")
     p.set_defaults(func=_fetch_model)
+
+    p = subparsers.add_parser("verify-model", help="check a model directory file by file against the release's sizes and SHA-256")
+    p.add_argument("model_dir", metavar="DIR")
+    p.set_defaults(func=_verify_model)
 
     prepare.register(subparsers)
 
@@ -198,8 +203,22 @@ def _make_model(args: argparse.Namespace) -> int:
 
 
 def _fetch_model(args: argparse.Namespace) -> int:
-    from supertonic_tools.fetch import REVISION, fetch_model
+    from supertonic_tools.fetch import fetch_model
 
-    out = fetch_model(args.out, revision=args.revision or REVISION)
+    out = fetch_model(args.out, revision=args.revision)
     print(f"downloaded Supertonic 3 to {out}; use it with --model {out} or SUPERTONIC_MODEL_DIR={out}")
     return 0
+
+
+def _verify_model(args: argparse.Namespace) -> int:
+    from supertonic_tools.fetch import RELEASE_FILES
+    from supertonic_tools.verify import check_model
+
+    root = Path(args.model_dir).expanduser()
+    if not root.is_dir():
+        raise InvalidParameter(f"{root} is not a directory; name a model directory", field="model_dir")
+    result = check_model(root, RELEASE_FILES)
+    for check in result.files:
+        print(check.describe())
+    print(f"verdict: {result.summary()}")
+    return 0 if result.ok else 1

@@ -1,4 +1,9 @@
-"""Download the real Supertonic 3 weights from the model hub at a pinned revision, and verify them.
+"""Download the real Supertonic 3 release from the model hub at a pinned revision, and verify every file.
+
+Files arrive in ``<out>.partial`` beside ``out``, which survives a failure: the next run keeps the
+files already verified and continues a cut-off file where it stopped (an HTTP Range request,
+through huggingface_hub's own ``http_get``), so a dropped connection never costs the 400 MB again.
+Only a complete, verified set replaces ``out``.
 
 A machine without a route to the hub fails within seconds (one short connection probe) with a
 message saying what to do instead, rather than hanging in retries.
@@ -6,68 +11,177 @@ message saying what to do instead, rather than hanging in retries.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
 import socket
-import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from supertonic_engine.assets import graph_files, load_assets
+from supertonic_engine.assets import load_assets
 from supertonic_engine.errors import FetchFailed, InvalidParameter
-from supertonic_engine.files import file_sha256, replace_directory
+from supertonic_engine.files import replace_directory
+
+from .verify import REAL, FileCheck, ReleaseFile, check_file, check_model
 
 logger = logging.getLogger(__name__)
 
-REPO_ID = "Supertone/supertonic-3"
-# The revision the official supertonic 1.3.1 package pins for supertonic-3 (tts_version v1.7.3).
-REVISION = "724fb5abbf5502583fb520898d45929e62f02c0b"
+
+@dataclass(frozen=True)
+class Source:
+    repo: str
+    revision: str
+
+    def __str__(self) -> str:
+        return f"{self.repo}@{self.revision[:12]}"
+
+
+# Where the release is fetched from, in this order. Supertone archived the upstream on 2026-09-09;
+# current projects fetch the archive at its pinned revision, so it comes first. The official
+# `supertonic` 1.3.1 SDK still pins the original repository (supertonic/config.py, MODEL_CONFIGS),
+# the second source when the first fails. Both revisions hold the same files: public manifests
+# list the same digests for both (/work/shared/supertonic-3-assets/README.md, "Where the release lives").
+SOURCES = (
+    Source("supertone-oss-archive/supertonic-3", "aafc6e32416a594460b32413efc49d7fe4ce6d46"),
+    Source("Supertone/supertonic-3", "724fb5abbf5502583fb520898d45929e62f02c0b"),
+)
 DEFAULT_ENDPOINT = "https://huggingface.co"
-PATTERNS = ["onnx/*", "voice_styles/*", "LICENSE", "README.md"]
 
-# Published byte sizes and SHA-256 (first/last hex digits) of the four graphs at REVISION.
-KNOWN_GRAPHS = {
-    "duration_predictor": (3_470_807, "cd473acb", "dcb3"),
-    "text_encoder": (36_022_466, "9df20bb7", "7ada"),
-    "vector_estimator": (256_053_073, "2359240f2dca", "f3a6"),
-    "vocoder": (101_364_763, "b2ec31ab", "e526"),
+# Every file of the release fetch-model downloads and verifies, with its published byte size and
+# SHA-256. Published in the download manifests of a dozen public projects that pin these revisions,
+# collected in /work/shared/supertonic-3-assets/README.md; the sources of each value are listed in
+# release/PROVENANCE.md, whose table a test keeps equal to this one.
+# LICENSE (15,007 bytes, 0d944a91…) is pinned by the same manifests for both repositories and
+# revisions; release/LICENSE is a copy. README.md (the model card) is downloaded but not verified:
+# no public manifest publishes its size or digest at either revision.
+RELEASE_FILES: dict[str, ReleaseFile] = {
+    "onnx/duration_predictor.onnx": ReleaseFile(3_700_147, "c3eb91414d5ff8a7a239b7fe9e34e7e2bf8a8140d8375ffb14718b1c639325db"),
+    "onnx/text_encoder.onnx": ReleaseFile(36_416_150, "c7befd5ea8c3119769e8a6c1486c4edc6a3bc8365c67621c881bbb774b9902ff"),
+    "onnx/vector_estimator.onnx": ReleaseFile(256_534_781, "883ac868ea0275ef0e991524dc64f16b3c0376efd7c320af6b53f5b780d7c61c"),
+    "onnx/vocoder.onnx": ReleaseFile(101_424_195, "085de76dd8e8d5836d6ca66826601f615939218f90e519f70ee8a36ed2a4c4ba"),
+    "onnx/tts.json": ReleaseFile(8_253, "42078d3aef1cd43ab43021f3c54f47d2d75ceb4e75f627f118890128b06a0d09"),
+    "onnx/unicode_indexer.json": ReleaseFile(277_676, "9bf7346e43883a81f8645c81224f786d43c5b57f3641f6e7671a7d6c493cb24f"),
+    "voice_styles/F1.json": ReleaseFile(292_046, "bbdec6ee00231c2c742ad05483df5334cab3b52fda3ba38e6a07059c4563dbc2"),
+    "voice_styles/F2.json": ReleaseFile(292_423, "7c722c6a72707b1a77f035d67f0d1351ba187738e06f7683e8c72b1df3477fc6"),
+    "voice_styles/F3.json": ReleaseFile(290_794, "12f6ef2573baa2defa1128069cb59f203e3ab67c92af77b42df8a0e3a2f7c6ab"),
+    "voice_styles/F4.json": ReleaseFile(291_808, "c2fa764c1225a76dfc3e2c73e8aa4f70d9ee48793860eb34c295fff01c2e032b"),
+    "voice_styles/F5.json": ReleaseFile(291_479, "45966e73316415626cf41a7d1c6f3b4c70dbc1ba2bee5c1978ef0ce33244fc8d"),
+    "voice_styles/M1.json": ReleaseFile(291_748, "e35604687f5d23694b8e91593a93eec0e4eca6c0b02bb8ed69139ab2ea6b0a5b"),
+    "voice_styles/M2.json": ReleaseFile(292_055, "b76cbf62bac707c710cf0ae5aba5e31eea1a6339a9734bfae33ab98499534a50"),
+    "voice_styles/M3.json": ReleaseFile(290_198, "ea1ac35ccb91b0d7ecad533a2fbd0eec10c91513d8951e3b25fbba99954e159b"),
+    "voice_styles/M4.json": ReleaseFile(291_522, "ca8eefad4fcd989c9379032ff3e50738adc547eeb5e221b82593a6d7b3bac303"),
+    "voice_styles/M5.json": ReleaseFile(291_469, "dd22b92740314321f8ae11c5e87f8dd60d060f15dd3a632b5adf77f471f77af2"),
+    "LICENSE": ReleaseFile(15_007, "0d944a9110fed9a9602d60e0423a272903e7bd21ab060490774efc77c2275e9f"),
 }
-
+UNVERIFIED_FILES = ("README.md",)
 
 PROBE_TIMEOUT_S = 3.0
+_PARTIAL_SUFFIX = ".incomplete"
+_STAGING_NOTE = ".fetch-model.json"  # says which revision a staging directory holds
 
 
-def fetch_model(out_dir: str | os.PathLike[str], revision: str = REVISION, timeout_s: float = PROBE_TIMEOUT_S) -> Path:
-    """Download into ``out_dir`` (atomically: nothing is left half-written) and return it.
+def fetch_model(out_dir: str | os.PathLike[str], revision: str | None = None, timeout_s: float = PROBE_TIMEOUT_S) -> Path:
+    """Download into ``out_dir`` and return it; nothing is left half-written there.
 
+    Without ``revision`` every file of ``RELEASE_FILES`` is verified against its published size and
+    digest; another revision (tried in each source's repository in turn) gets only the layout check.
     ``out_dir`` must be absent, empty, or an earlier model directory: nothing else is ever replaced.
     """
     out = Path(out_dir).expanduser().resolve()
     _check_replaceable(out)
-    endpoint = os.environ.get("HF_ENDPOINT", DEFAULT_ENDPOINT)
+    verified = revision is None
+    if verified and out.is_dir() and check_model(out, RELEASE_FILES).verdict == REAL:
+        logger.info("%s already holds the release, every file verified", out)
+        return out
+    endpoint = os.environ.get("HF_ENDPOINT", DEFAULT_ENDPOINT).rstrip("/")
     _check_reachable(endpoint, timeout_s)
+    staging = out.with_name(f"{out.name}.partial")
+    _prepare_staging(staging, revision or "release")
+
+    sources = SOURCES if revision is None else tuple(Source(s.repo, revision) for s in SOURCES)
+    failures = []
+    for source in sources:
+        try:
+            _download(source, endpoint, staging, RELEASE_FILES if verified else None)
+            break
+        except FetchFailed as exc:
+            logger.warning("%s: %s", source, exc.message)
+            failures.append(f"from {source}: {exc.message}")
+    else:
+        raise FetchFailed(
+            "download failed " + "; then ".join(failures) + f". What was verified stays in {staging}: run fetch-model again to continue."
+        )
+    (staging / _STAGING_NOTE).unlink()
+    load_assets(staging)  # the layout is complete and every JSON parses
+    replace_directory(staging, out)  # the old directory is kept until the new one is in place
+    return out
+
+
+def _download(source: Source, endpoint: str, staging: Path, table: dict[str, ReleaseFile] | None) -> None:
+    """Every file of the release from ``source`` into ``staging``, each checked as it lands."""
     try:
-        from huggingface_hub import snapshot_download
+        from huggingface_hub import hf_hub_url
+        from huggingface_hub.file_download import http_get
+        from huggingface_hub.utils import build_hf_headers
     except ImportError:
         raise FetchFailed("fetch-model needs huggingface-hub: pip install 'supertonic-lambda[tools]'") from None
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        logger.info("downloading %s@%s to %s", REPO_ID, revision[:12], out)
-        try:
-            snapshot_download(repo_id=REPO_ID, revision=revision, local_dir=str(staging), allow_patterns=PATTERNS, etag_timeout=timeout_s)
-        except Exception as exc:  # the hub client raises many types; all mean the same to the user
-            raise FetchFailed(f"download of {REPO_ID}@{revision[:12]} failed: {exc}") from None
-        shutil.rmtree(staging / ".cache", ignore_errors=True)
-        if revision == REVISION:
-            verify_graphs(staging)
-        load_assets(staging)  # the layout is complete and every JSON parses
-        replace_directory(staging, out)  # the old directory is kept until the new one is in place
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return out
+    names = list(table or RELEASE_FILES) + list(UNVERIFIED_FILES)
+    for name in names:
+        expected = table.get(name) if table else None
+        target = staging / name
+        if target.is_file():
+            if expected is None or check_file(staging, name, expected).status == REAL:
+                continue  # verified in an earlier run
+            target.unlink()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + _PARTIAL_SUFFIX)
+        have = partial.stat().st_size if partial.is_file() else 0
+        if expected is None or have > expected.size:
+            partial.unlink(missing_ok=True)  # nothing to check a resumed file against, or not this file
+            have = 0
+        if expected is None or have < expected.size:
+            url = hf_hub_url(source.repo, name, revision=source.revision, endpoint=endpoint)
+            logger.info("downloading %s from %s%s", name, source, f" from byte {have:,}" if have else "")
+            try:
+                with partial.open("ab") as f:
+                    http_get(url, f, resume_size=have, headers=build_hf_headers())
+            except Exception as exc:  # the hub client raises many types; all mean the same to the user
+                raise FetchFailed(f"{name}: {exc}") from None
+        partial.rename(target)
+        if expected is not None:
+            _accept(check_file(staging, name, expected), target)
+
+
+def _accept(check: FileCheck, target: Path) -> None:
+    if check.status == REAL:
+        return
+    target.unlink()  # the next run downloads it again
+    if check.incomplete:
+        raise FetchFailed(f"{check.path} is {check.size:,} bytes, expected {check.expected.size:,}: the download is incomplete")
+    raise FetchFailed(
+        f"{check.path} has SHA-256 {check.sha256} ({check.size:,} bytes), but the release's is {check.expected.sha256} "
+        f"({check.expected.size:,} bytes): this source serves another file; it was not kept (if a second run meets "
+        "it again, a proxy or mirror alters it: set HF_ENDPOINT to another)"
+    )
+
+
+def _prepare_staging(staging: Path, revision: str) -> None:
+    """Keep what an earlier run of the same revision left; start afresh for another revision.
+
+    Only a directory fetch-model made itself (it carries the note) is ever emptied."""
+    note = staging / _STAGING_NOTE
+    if staging.exists():
+        if not staging.is_dir() or (any(staging.iterdir()) and not note.is_file()):
+            raise InvalidParameter(
+                f"{staging} exists and is not an earlier fetch-model download; move it away or name another --out", field="out"
+            )
+        if note.is_file() and json.loads(note.read_text()).get("revision") != revision:
+            shutil.rmtree(staging)
+    staging.mkdir(parents=True, exist_ok=True)
+    note.write_text(json.dumps({"revision": revision}))
 
 
 def _check_replaceable(out: Path) -> None:
@@ -81,18 +195,6 @@ def _check_replaceable(out: Path) -> None:
         )
     if Path.cwd().resolve().is_relative_to(out):
         raise InvalidParameter(f"--out {out} contains the current directory; name another directory", field="out")
-
-
-def verify_graphs(model_dir: Path) -> None:
-    """Compare each graph with the published size and hash of the pinned revision."""
-    for name, (size, head, tail) in KNOWN_GRAPHS.items():
-        path = graph_files(model_dir)[name]
-        actual = path.stat().st_size
-        if actual != size:
-            raise FetchFailed(f"{path} is {actual} bytes, expected {size}: the download is incomplete; run fetch-model again")
-        digest = file_sha256(path)
-        if not (digest.startswith(head) and digest.endswith(tail)):
-            raise FetchFailed(f"{path} has SHA-256 {digest}, expected {head}…{tail}: the file is corrupt; run fetch-model again")
 
 
 def _check_reachable(endpoint: str, timeout_s: float) -> None:
