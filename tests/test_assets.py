@@ -45,6 +45,19 @@ def test_one_marked_graph_makes_the_model_a_stand_in_and_none_makes_it_real(mode
     assert load_assets(model_copy).kind == "real"
 
 
+def test_the_engine_says_what_its_loaded_graphs_are(model_copy, caplog):
+    """Real JSON beside stand-in graphs runs as a stand-in; with every mark gone it runs as real."""
+    from supertonic_engine import Engine
+
+    assert Engine.load(model_copy).model_kind == "stand-in"
+    for graph in (model_copy / "onnx").glob("*.onnx"):
+        _unmark(graph)
+    with caplog.at_level("INFO", logger="supertonic_engine.sessions"):
+        engine = Engine.load(model_copy)
+    assert engine.model_kind == "real" and engine.sessions.kind == "real"
+    assert any("of the real model ready" in record.getMessage() for record in caplog.records)
+
+
 @pytest.mark.parametrize(
     "relative",
     ["onnx/vector_estimator.onnx", "onnx/tts.json", "onnx/unicode_indexer.json", "onnx/duration_predictor.onnx"],

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import subprocess
 import sys
-import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -15,17 +15,27 @@ import onnxruntime as ort
 import pytest
 
 from supertonic_engine.errors import InvalidParameter
+from supertonic_engine.standin_marker import graph_metadata
 from supertonic_tools.standin import (
     GENERATOR_VERSION,
     STANDIN_KEY,
     ensure_standin,
     graph_flops,
-    is_standin,
     make_model,
+    standin_mark,
     writer,
 )
-from supertonic_tools.standin.dims import SIZES, STYLE_TOKENS, TEXT_KERNEL, VOCODER_HEAD_KERNEL, VOCODER_KERNEL
-from supertonic_tools.standin.tts_config import published_config
+from supertonic_tools.standin.dims import (
+    SIZES,
+    STYLE_KEY_DIM,
+    STYLE_TOKENS,
+    TEXT_KERNEL,
+    TTS_CONFIG,
+    VOCAB_SIZE,
+    VOCODER_HEAD_KERNEL,
+    VOCODER_KERNEL,
+)
+from supertonic_tools.standin.release import RELEASE_DIR, SMALL_FILES
 from supertonic_tools.standin.writer import GRAPHS, REQUIRED_FILES, build_graph, cached_standin_dir
 
 FRAME = 3072
@@ -263,66 +273,98 @@ def test_the_official_package_loads_and_synthesizes(tiny_model_dir, text, lang):
     assert np.isfinite(wav).all() and np.abs(wav).max() <= 1.0 and wav.std() > 0.01
 
 
-# --- tts.json, indexer, voices --------------------------------------------------------------------------------------
+# --- the release's small files, the graphs' mark ----------------------------------------------------------------------
+
+# CI lays shared/ beside its clone; it holds the real release's small files (their README pins the digests).
+SHARED_ASSETS = Path(__file__).resolve().parents[1].parent / "shared" / "supertonic-3-assets"
 
 
-def test_tts_json_has_the_published_fields_and_the_marker(tiny_model_dir):
-    config = json.loads((tiny_model_dir / "onnx" / "tts.json").read_text())
-    assert config["tts_version"] == "v1.7.3"
-    assert (config["ae"]["sample_rate"], config["ae"]["base_chunk_size"]) == (44100, 512)
-    assert (config["ttl"]["chunk_compress_factor"], config["ttl"]["latent_dim"]) == (6, 24)
-    assert {k: v for k, v in config.items() if k != STANDIN_KEY} == published_config()
-    marker = config[STANDIN_KEY]
-    assert (marker["size"], marker["seed"], marker["generator_version"]) == ("tiny", 0, GENERATOR_VERSION)
-    assert "noise, not speech" in marker["note"]
-    assert is_standin(config) and not is_standin(published_config())
+@pytest.mark.parametrize("relative", SMALL_FILES)
+def test_the_json_files_are_the_vendored_release_byte_for_byte(tiny_model_dir, relative):
+    assert (tiny_model_dir / relative).read_bytes() == (RELEASE_DIR / relative).read_bytes()
 
 
-@pytest.fixture(scope="module")
-def indexer(tiny_model_dir) -> list[int]:
-    return json.loads((tiny_model_dir / "onnx" / "unicode_indexer.json").read_text())
+def test_the_vendored_release_is_the_published_one():
+    if not SHARED_ASSETS.is_dir():
+        pytest.skip(f"{SHARED_ASSETS} is absent (CI lays it beside the clone)")
+    for relative in SMALL_FILES:
+        assert (RELEASE_DIR / relative).read_bytes() == (SHARED_ASSETS / relative).read_bytes(), relative
 
 
-def test_indexer_ids_fill_the_vocabulary_once_each(indexer):
-    assert len(indexer) == 65_536
-    ids = sorted(i for i in indexer if i != -1)
-    assert ids == list(range(8322))
+def test_the_full_widths_are_read_from_the_real_tts_json():
+    full, vf = SIZES["full"], TTS_CONFIG["ttl"]["vector_field"]
+    assert (full.estimator.width, full.estimator.hidden) == (vf["proj_in"]["odim"], vf["last_convnext"]["intermediate_dim"]) == (512, 2048)
+    assert (full.estimator.text_units, full.estimator.text_heads) == (512, 8)
+    assert (full.duration.width, full.text.width, full.vocoder.width) == (64, 256, 512)
+    # The real indexer's ids all fit the graphs' character tables.
+    indexer = json.loads((RELEASE_DIR / "onnx" / "unicode_indexer.json").read_text())
+    assert max(indexer) < VOCAB_SIZE
 
 
-SUPPORTED = (
-    "aZ09 .,!?'\"<>/-:;()"  # ASCII and the language tags
-    "éÑßøĀœșțƒ"  # Latin-1, Extended-A/B
-    "\u0301\u0308\u0327"  # combining marks that NFKD leaves
-    "αΩжЯبحकख"  # Greek, Cyrillic, Arabic, Devanagari
-    "\u1100\u1161\u11a8\u3131\u314f"  # conjoining and compatibility jamo
-    "、。「」あんアンー！？Ａ"  # CJK punctuation, kana, fullwidth
-    "…–—‘’“”"  # general punctuation
-    "的一是日本語中国人"  # common ideographs
-)
-UNSUPPORTED = "한국\U0001f600☀\u0378\x07\u200d\ue000"  # syllables, emoji, unassigned, control, format, private
+@pytest.mark.parametrize("filename", GRAPHS)
+def test_every_graph_carries_the_mark_with_its_own_dims(tiny_model_dir, filename):
+    mark = standin_mark(tiny_model_dir / "onnx" / filename)
+    assert mark is not None and (mark["size"], mark["seed"], mark["generator_version"]) == ("tiny", 0, GENERATOR_VERSION)
+    assert "noise, not speech" in str(mark["note"])
+    part = {"duration_predictor": TINY.duration, "text_encoder": TINY.text, "vector_estimator": TINY.estimator, "vocoder": TINY.vocoder}
+    assert mark["dims"] == dataclasses.asdict(part[filename.removesuffix(".onnx")])
+    assert "stand_in" not in json.loads((tiny_model_dir / "onnx" / "tts.json").read_text())
 
 
-def test_indexer_covers_the_scripts_and_excludes_the_rest(indexer):
-    assert [c for c in SUPPORTED if indexer[ord(c)] == -1] == []
-    assert [c for c in UNSUPPORTED if ord(c) < 65_536 and indexer[ord(c)] != -1] == []
-    # Every Hangul syllable decomposes into supported jamo, and none is itself supported.
-    syllables = range(0xAC00, 0xD7A4)
-    assert all(indexer[s] == -1 for s in syllables)
-    assert all(indexer[ord(j)] >= 0 for s in syllables[::97] for j in unicodedata.normalize("NFKD", chr(s)))
+def _marked(path: Path) -> bool:
+    return STANDIN_KEY in graph_metadata(path)
 
 
-def test_voice_files_have_the_official_shapes_and_differ(tiny_model_dir):
-    files = sorted((tiny_model_dir / "voice_styles").glob("*.json"))
-    assert [f.stem for f in files] == sorted(f"{g}{i}" for g in "MF" for i in range(1, 6))
-    first_rows = set()
-    for f in files:
-        voice = json.loads(f.read_text())
-        for key, dims in (("style_ttl", [1, 50, 256]), ("style_dp", [1, 8, 16])):
-            assert voice[key]["dims"] == dims and voice[key]["type"] == "float32"
-            assert np.array(voice[key]["data"], np.float32).shape == tuple(dims)
-        first_rows.add(tuple(voice["style_ttl"]["data"][0][0][:4]))
-        assert 0.25e6 < f.stat().st_size < 0.32e6
-    assert len(first_rows) == 10
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_the_mark_survives_preparation(tiny_model_dir, tmp_path, precision):
+    from supertonic_tools.optimize import prepare_model
+
+    results = prepare_model(tiny_model_dir, tmp_path / precision, precision=precision)
+    assert results and all(_marked(r.path) for r in results)
+
+
+def test_the_mark_survives_the_onnx_runtime_optimizer(tiny_model_dir, tmp_path):
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.optimized_model_filepath = str(tmp_path / "optimized.onnx")
+    ort.InferenceSession(str(tiny_model_dir / "onnx" / "vector_estimator.onnx"), options, providers=["CPUExecutionProvider"])
+    assert _marked(tmp_path / "optimized.onnx")
+
+
+def test_real_voice_styles_have_the_measured_spread(tiny_model_dir):
+    """The release's voices: style_ttl values spread about 0.0625, style_dp about 0.25 (measured: 0.0625 and 0.249 to 0.250)."""
+    for path in sorted((tiny_model_dir / "voice_styles").glob("*.json")):
+        voice = json.loads(path.read_text())
+        ttl, dp = (np.array(voice[key]["data"], np.float32) for key in ("style_ttl", "style_dp"))
+        assert ttl.shape == (1, 50, 256) and dp.shape == (1, 8, 16)
+        assert ttl.std() == pytest.approx(0.0625, rel=0.01) and dp.std() == pytest.approx(0.25, rel=0.02), path.name
+
+
+# --- names that tools written for the real graphs look for -------------------------------------------------------------
+
+
+def test_a_rewrite_that_finds_its_way_by_name_finds_it_in_the_stand_in(tiny_model_dir):
+    """What superclonica's share_guidance_prefix looks up in the real estimator: the Tile that makes
+    /vector_estimator/Tile_1_output_0 from noisy_latent with [2, 1, 1], then nodes under its scopes."""
+    model = onnx.load(str(tiny_model_dir / "onnx" / "vector_estimator.onnx"))
+    producer = {o: n for n in model.graph.node for o in n.output}
+    tile = producer["/vector_estimator/Tile_1_output_0"]
+    initializers = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
+    assert (tile.name, tile.op_type, tile.input[0]) == ("/vector_estimator/Tile_1", "Tile", "noisy_latent")
+    assert initializers[tile.input[1]].tolist() == [2, 1, 1]
+    scopes = ("/vector_field/proj_in/", "/main_blocks.0/", "/main_blocks.1/", "/main_blocks.2/")
+    inside = [n for n in model.graph.node if any(scope in n.name for scope in scopes)]
+    assert "/vector_estimator/vector_field/proj_in/net/Conv" in {n.name for n in inside}
+    assert any(tile.output[0] in n.input for n in inside)
+    # The batch-1 extractions of the real file: the other doubled inputs, the raw velocity.
+    assert producer["/vector_estimator/Tile_3_output_0"].input[0] == "latent_mask"
+    assert producer["/vector_estimator/Tile_4_output_0"].input[0] == "text_mask"
+    assert producer["/vector_estimator/vector_field/proj_out/Mul_output_0"].op_type == "Mul"
+    assert initializers["/vector_estimator/Expand_output_0"].shape == (1, STYLE_TOKENS, STYLE_KEY_DIM)
+    assert {
+        "vector_estimator.tts.ttl.uncond_masker.text_special_token",
+        "vector_estimator.tts.ttl.vector_field.main_blocks.3.attn.theta",
+    } <= set(initializers)
 
 
 # --- writing ----------------------------------------------------------------------------------------------------------
@@ -334,20 +376,25 @@ def test_same_size_and_seed_give_byte_identical_files(tmp_path, tiny_model_dir):
     for name in REQUIRED_FILES:
         assert (again / name).read_bytes() == (tiny_model_dir / name).read_bytes(), name
     assert (other / "onnx/vocoder.onnx").read_bytes() != (again / "onnx/vocoder.onnx").read_bytes()
-    assert (other / "voice_styles/M1.json").read_bytes() != (again / "voice_styles/M1.json").read_bytes()
+    assert (other / "voice_styles/M1.json").read_bytes() == (again / "voice_styles/M1.json").read_bytes()  # the release's
 
 
 def test_make_model_replaces_a_stand_in_but_not_anything_else(tmp_path):
-    real = tmp_path / "real"
-    (real / "onnx").mkdir(parents=True)
-    (real / "onnx" / "tts.json").write_text(json.dumps(published_config()))
+    # The real release's JSON beside unmarked graphs: a real model, decided by the graphs alone.
+    real = make_model(tmp_path / "real", seed=1)
+    for graph in (real / "onnx").glob("*.onnx"):
+        model = onnx.load(str(graph))
+        kept = [p for p in model.metadata_props if p.key != STANDIN_KEY]
+        del model.metadata_props[:]
+        model.metadata_props.extend(kept)
+        onnx.save(model, str(graph))
     with pytest.raises(InvalidParameter):
         make_model(real)
-    assert (real / "onnx" / "tts.json").exists() and not list(tmp_path.glob(".real.*"))
+    assert not _marked(real / "onnx" / "vocoder.onnx") and not list(tmp_path.glob(".real.*"))
 
     target = make_model(tmp_path / "standin", seed=1)
     make_model(target, seed=2)  # replaced atomically
-    assert json.loads((target / "onnx" / "tts.json").read_text())[STANDIN_KEY]["seed"] == 2
+    assert standin_mark(target / "onnx" / "vocoder.onnx")["seed"] == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["real", "standin"]  # no staging left behind
 
 
@@ -441,7 +488,8 @@ def ve_macs(d, t: int, latent: int) -> int:
         2 * 144 * c + 28 * _convnext_macs(c, d.hidden, TEXT_KERNEL) + 4 * (2 * c * a + 2 * a * t) + 4 * (2 * c * s + 2 * s * STYLE_TOKENS)
     )
     per_char = 4 * 2 * 256 * a
-    per_call = 4 * STYLE_TOKENS * 256 * s + 2 * d.time_dim * d.time_hidden + 4 * d.time_dim * c
+    # style values and keys (each style block's tanh(W_key) of the learned key tokens), time MLP and shifts
+    per_call = 4 * STYLE_TOKENS * (256 + STYLE_KEY_DIM) * s + 2 * d.time_dim * d.time_hidden + 4 * d.time_dim * c
     return 2 * (latent * per_frame + t * per_char + per_call)  # x2: conditional and unconditional halves
 
 

@@ -22,6 +22,7 @@ from .assets import ModelAssets, graph_files
 from .config import ENV_PRECISION, PRECISIONS, SessionConfig
 from .cpu import cpu_features
 from .errors import ConfigurationError, ModelCorrupt
+from .standin_marker import STANDIN_KEY
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +47,15 @@ class Sessions:
     load_s: float
     prepared: tuple[str, ...] = ()  # the graphs loaded from prepared copies
     precision: str = "fp32"  # of the text encoder and vector estimator
+
+    @property
+    def kind(self) -> str:
+        """ "stand-in" when any graph these sessions run carries the stand-in mark, else "real".
+
+        Read from the loaded graphs themselves (stock or prepared copy, fp32 or int8), so what
+        is said is what runs: the mark is ONNX metadata, which ONNX Runtime hands back as is."""
+        loaded = (self.duration_predictor, self.text_encoder, self.vector_estimator, self.vocoder)
+        return "stand-in" if any(STANDIN_KEY in s.get_modelmeta().custom_metadata_map for s in loaded) else "real"
 
 
 def session_options(config: SessionConfig) -> ort.SessionOptions:
@@ -133,14 +143,16 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
                 "`supertonic-lambda fetch-model --out DIR` or regenerate the stand-in with `make-model`."
             ) from None
     load_s = time.perf_counter() - started
+    sessions = Sessions(**built, threads=options.intra_op_num_threads, load_s=load_s, prepared=tuple(copies), precision=config.precision)
     logger.info(
-        "four sessions ready in %.2f s with %d intra-op threads (prepared: %s; precision %s)",
+        "four sessions of the %s model ready in %.2f s with %d intra-op threads (prepared: %s; precision %s)",
+        sessions.kind,
         load_s,
         options.intra_op_num_threads,
         ", ".join(copies) or "none",
         config.precision,
     )
-    return Sessions(**built, threads=options.intra_op_num_threads, load_s=load_s, prepared=tuple(copies), precision=config.precision)
+    return sessions
 
 
 def _int8_graphs(model_dir: Path, sources: Mapping[str, Path], config: SessionConfig, env: Mapping[str, str] | None) -> dict[str, Path]:

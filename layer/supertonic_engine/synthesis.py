@@ -81,7 +81,8 @@ class Engine(Preparer):
 
     @property
     def model_kind(self) -> str:
-        return self.assets.kind
+        """ "real" only when no graph the sessions loaded carries the stand-in mark."""
+        return self.sessions.kind
 
     @property
     def precision(self) -> str:

@@ -50,7 +50,8 @@ def build_duration_predictor(d: DurationDims, rng: np.random.Generator | None) -
         x = g.op("Concat", token, x, axis=2)
         ones = g.op("Expand", g.const([[[1.0]]], np.float32), concat_ints(g, batch, [1, 1]))
         mask = g.op("Concat", ones, text_mask, axis=2)
-        x = convnext_stack(g, x, mask, d.width, d.hidden, TEXT_KERNEL, DP_CONVNEXT_DILATIONS)
+        with g.scope("convnext"):  # convnext.convnext.N, as the real parameters
+            x = convnext_stack(g, x, mask, d.width, d.hidden, TEXT_KERNEL, DP_CONVNEXT_DILATIONS)
         with g.scope("attn_encoder"):
             attended = relative_attention_encoder(g, x, mask, d.width, d.heads, d.ffn, DP_ATTN_LAYERS, REL_WINDOW)
         x = g.op("Add", attended, x)

@@ -1,9 +1,10 @@
 """A small ONNX graph builder: scoped names, seeded random weights, shared constants.
 
-Names follow what ``torch.onnx.export`` writes in the real files, so profiles and error messages
-read the same on both: parameters are dotted module paths (``tts.ttl.vector_field.main_blocks.3.
-linear.weight``), nodes are slash paths (``/vector_field/main_blocks.3/Conv``) and every node
-output is ``<node name>_output_<i>``.
+Names follow what ``torch.onnx.export`` writes in the real files, so profiles, error messages and
+third-party rewrites that look for a name find it on both: parameters are dotted module paths
+(``vector_estimator.tts.ttl.vector_field.main_blocks.3.attn.theta``), nodes are slash paths
+(``/vector_estimator/vector_field/main_blocks.0/convnext.0/dwconv/Conv``), a repeated operator in
+one scope is numbered (``Tile``, ``Tile_1``, ...) and every node output is ``<node name>_output_<i>``.
 """
 
 from __future__ import annotations
@@ -29,14 +30,17 @@ Dim = int | str
 class GraphBuilder:
     """Collects nodes, initializers and I/O of one graph, then returns a ``ModelProto``."""
 
-    def __init__(self, name: str, param_prefix: str, rng: np.random.Generator | None) -> None:
+    def __init__(self, name: str, param_prefix: str, rng: np.random.Generator | None, node_root: str | None = None) -> None:
         """``rng=None`` builds a weightless skeleton: learned tensors keep their names and dims but
         hold no data. It cannot run, but counting parameters and FLOPs of the full size that way
-        takes a fraction of a second instead of drawing 99 M random numbers."""
+        takes a fraction of a second instead of drawing 99 M random numbers.
+
+        ``node_root`` is the outermost module of node names when the export had one (the real
+        estimator's nodes all sit under ``/vector_estimator/``); by default nodes start at the root."""
         self.name = name
         self._rng = rng
         self._param_scope: list[str] = [param_prefix]
-        self._node_scope: list[str] = [name]
+        self._node_scope: list[str] = [name] if node_root is None else [name, node_root]
         # The model is filled in place: copying a 256 MB graph into a fresh proto at the end
         # would double the build time of the full size.
         self._model = onnx.ModelProto()
@@ -49,15 +53,20 @@ class GraphBuilder:
     # --- naming ---------------------------------------------------------------------------------
 
     @contextmanager
-    def scope(self, name: str) -> Iterator[None]:
-        """Nest parameter and node names under ``name`` (a module of the original network)."""
+    def scope(self, name: str, *, nodes: bool = True) -> Iterator[None]:
+        """Nest parameter and node names under ``name`` (a module of the original network).
+
+        A dotted path nests one node scope per module, as the exporter does: ``proj_in.net`` gives
+        ``/proj_in/net/``, while a list index stays with its list: ``main_blocks.3`` is one scope.
+        ``nodes=False`` nests parameters only (a module the export's node names leave out)."""
+        segments = _module_segments(name) if nodes else []
         self._param_scope.append(name)
-        self._node_scope.append(name)
+        self._node_scope.extend(segments)
         try:
             yield
         finally:
             self._param_scope.pop()
-            self._node_scope.pop()
+            del self._node_scope[len(self._node_scope) - len(segments) :]
 
     def _unique(self, name: str) -> str:
         if name in self._names:
@@ -92,6 +101,11 @@ class GraphBuilder:
         """A named parameter with given values (position tables, folded constants)."""
         return self._add_initializer(self._param_name(name), data)
 
+    def folded(self, op_type: str, data: np.ndarray) -> str:
+        """What the exporter leaves of a node it constant-folded: an initializer named after the
+        node's output (``/vector_estimator/Expand_output_0``), the node's number taken."""
+        return self._add_initializer(f"{self._node_name(op_type)}_output_0", data)
+
     def _param_name(self, name: str) -> str:
         return ".".join([*self._param_scope, name])
 
@@ -121,14 +135,17 @@ class GraphBuilder:
         return self.op_multi(op_type, *inputs, outputs=outputs, **attrs)[0]
 
     def op_multi(self, op_type: str, *inputs: str, outputs: int, **attrs: Any) -> list[str]:
-        path = "/".join(["", *self._node_scope[1:]])
-        key = f"{path}/{op_type}"
-        count = self._node_counts[key]
-        self._node_counts[key] += 1
-        node_name = f"{key}_{count}" if count else key
+        node_name = self._node_name(op_type)
         names = [self._unique(f"{node_name}_output_{i}") for i in range(outputs)]
         self._graph.node.append(helper.make_node(op_type, list(inputs), names, name=node_name, **attrs))
         return names
+
+    def _node_name(self, op_type: str) -> str:
+        """The next name for an ``op_type`` node in the current scope: ``Tile``, ``Tile_1``, ..."""
+        key = "/".join(["", *self._node_scope[1:], op_type])
+        count = self._node_counts[key]
+        self._node_counts[key] += 1
+        return f"{key}_{count}" if count else key
 
     # --- I/O ------------------------------------------------------------------------------------
 
@@ -149,6 +166,17 @@ class GraphBuilder:
         model.producer_name = "supertonic-lambda stand-in"
         model.doc_string = doc
         return model
+
+
+def _module_segments(path: str) -> list[str]:
+    """``"convnext.0.dwconv"`` -> ``["convnext.0", "dwconv"]``: node scopes of a module path."""
+    segments: list[str] = []
+    for part in path.split("."):
+        if part.isdigit() and segments:
+            segments[-1] += f".{part}"
+        else:
+            segments.append(part)
+    return segments
 
 
 FLOAT = TensorProto.FLOAT

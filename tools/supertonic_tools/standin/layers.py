@@ -67,15 +67,20 @@ def conv(
 ) -> str:
     """Conv1d with fan-in scaled weights ``[c_out, c_in/groups, kernel]``; ``x`` already padded."""
     fan_in = c_in // groups * kernel
-    w = g.random(f"{name}.weight", [c_out, c_in // groups, kernel], std=gain / math.sqrt(fan_in))
-    inputs = [x, w] + ([g.random(f"{name}.bias", [c_out], std=0.02)] if bias else [])
-    return g.op("Conv", *inputs, kernel_shape=[kernel], dilations=[dilation], group=groups, pads=[0, 0], strides=[1])
+    with g.scope(name):  # node /proj_in/net/Conv for parameters proj_in.net.weight, as exported
+        w = g.random("weight", [c_out, c_in // groups, kernel], std=gain / math.sqrt(fan_in))
+        inputs = [x, w] + ([g.random("bias", [c_out], std=0.02)] if bias else [])
+        return g.op("Conv", *inputs, kernel_shape=[kernel], dilations=[dilation], group=groups, pads=[0, 0], strides=[1])
 
 
 def linear(g: GraphBuilder, x_btc: str, name: str, d_in: int, d_out: int, *, bias: bool = True, gain: float = 1.0) -> str:
-    """torch.nn.Linear as exported: MatMul with a weight stored [in, out], then Add of the bias."""
-    y = g.op("MatMul", x_btc, g.random(f"{name}.weight", [d_in, d_out], std=gain / math.sqrt(d_in)))
-    return g.op("Add", y, g.random(f"{name}.bias", [d_out], std=0.02)) if bias else y
+    """torch.nn.Linear as exported: MatMul with a weight stored [in, out], then Add of the bias.
+
+    The real model wraps each Linear in a module of its own, so it sits one level down:
+    ``W_query.linear.bias``, node ``.../W_query/linear/MatMul`` (names read by public ports)."""
+    with g.scope(name), g.scope("linear"):
+        y = g.op("MatMul", x_btc, g.random("weight", [d_in, d_out], std=gain / math.sqrt(d_in)))
+        return g.op("Add", y, g.random("bias", [d_out], std=0.02)) if bias else y
 
 
 def layer_norm_last(g: GraphBuilder, x_btc: str, name: str, channels: int) -> str:
@@ -125,7 +130,7 @@ def convnext_block(
     y = conv(g, y, "dwconv", channels, channels, kernel, dilation=dilation, groups=channels)
     if mask:
         y = g.op("Mul", y, mask)
-    y = layer_norm_channels(g, y, "norm", channels)
+    y = layer_norm_channels(g, y, "norm.norm", channels)  # norm.norm.weight, as the real parameters
     y = gelu(g, conv(g, y, "pwconv1", channels, hidden))
     y = conv(g, y, "pwconv2", hidden, channels)
     y = g.op("Mul", y, g.random("gamma", [1, channels, 1], std=GAMMA / 10, mean=GAMMA))

@@ -43,7 +43,8 @@ def build_text_encoder(d: TextEncoderDims, rng: np.random.Generator | None) -> o
     with g.scope("text_encoder"):
         table = g.random("text_embedder.char_embedder.weight", [VOCAB_SIZE, d.width], std=1.0)
         x = g.op("Mul", transpose(g, g.op("Gather", table, text_ids, axis=0), 0, 2, 1), text_mask)
-        x = convnext_stack(g, x, text_mask, d.width, d.hidden, TEXT_KERNEL, TE_CONVNEXT_DILATIONS)
+        with g.scope("convnext"):  # convnext.convnext.N, as the real parameters
+            x = convnext_stack(g, x, text_mask, d.width, d.hidden, TEXT_KERNEL, TE_CONVNEXT_DILATIONS)
         with g.scope("attn_encoder"):
             attended = relative_attention_encoder(g, x, text_mask, d.width, d.heads, d.ffn, TE_ATTN_LAYERS, REL_WINDOW)
         x = g.op("Add", attended, x)
@@ -60,7 +61,7 @@ def build_text_encoder(d: TextEncoderDims, rng: np.random.Generator | None) -> o
                     g, h, keys, style_ttl, TEXT_EMB_DIM, STYLE_TTL_DIM, d.prompt_units, d.prompt_heads, TEXT_EMB_DIM
                 )
             h = g.op("Add", prompt_btc, att)
-        h = layer_norm_last(g, h, "norm", TEXT_EMB_DIM)
+        h = layer_norm_last(g, h, "norm.norm", TEXT_EMB_DIM)
         text_emb = g.op("Mul", transpose(g, h, 0, 2, 1), text_mask)
 
     g.output(text_emb, "text_emb", FLOAT, ["batch_size", TEXT_EMB_DIM, "text_length"])

@@ -36,7 +36,7 @@ def build_vocoder(d: VocoderDims, rng: np.random.Generator | None) -> onnx.Model
         x = g.op("Div", latent, g.fixed("normalizer.scale", np.array(NORMALIZER_SCALE, np.float32)))
     # [B, 24*6, L] -> [B, 24, 6, L] -> [B, 24, L, 6] -> [B, 24, 6L]: frame l expands to 6 AE frames.
     x = reshape(g, transpose(g, reshape(g, x, [0, LATENT_DIM, CHUNK_COMPRESS, -1]), 0, 1, 3, 2), [0, LATENT_DIM, -1])
-    with g.scope("ae"):
+    with g.scope("ae", nodes=False):  # parameters tts.ae.decoder.*, nodes /decoder/... (int8 recipes of the real file)
         std = g.random("latent_std", [1, LATENT_DIM, 1], std=0.02, mean=NORMALIZER_SCALE)
         x = g.op("Add", g.op("Mul", x, std), g.random("latent_mean", [1, LATENT_DIM, 1], std=0.02))
         with g.scope("decoder"):
@@ -57,7 +57,7 @@ def build_vocoder(d: VocoderDims, rng: np.random.Generator | None) -> onnx.Model
                 x = conv(
                     g,
                     pad(g, x, [0, 0, reach, 0, 0, 0], mode="edge"),
-                    "layer1",
+                    "layer1.net",
                     d.width,
                     d.head_hidden,
                     VOCODER_HEAD_KERNEL,

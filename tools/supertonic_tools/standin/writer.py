@@ -17,6 +17,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -137,7 +138,12 @@ def write_files(root: Path, size: str, seed: int) -> None:
 def _graph_dims(filename: str, size: str) -> dict[str, int]:
     """The internal widths of one graph of ``size``: the tiny ones differ from what tts.json says."""
     dims = dims_for(size)
-    part = {"duration_predictor": dims.duration, "text_encoder": dims.text, "vector_estimator": dims.estimator, "vocoder": dims.vocoder}
+    part: dict[str, Any] = {
+        "duration_predictor": dims.duration,
+        "text_encoder": dims.text,
+        "vector_estimator": dims.estimator,
+        "vocoder": dims.vocoder,
+    }
     return dataclasses.asdict(part[filename.removesuffix(".onnx")])
 
 
