@@ -13,27 +13,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from published_assets import REPO_ROOT, published_assets
 
 from supertonic_engine.errors import FetchFailed
 from supertonic_engine.files import file_sha256
 from supertonic_tools import fetch
 from supertonic_tools.verify import ReleaseFile
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 RELEASE_DIR = REPO_ROOT / "tools" / "supertonic_tools" / "release"
 
 
-def _shared_readme() -> Path:
-    """``../shared`` beside the clone; a git worktree looks beside its main checkout too."""
-    checkouts = [REPO_ROOT]
-    dot_git = REPO_ROOT / ".git"
-    if dot_git.is_file() and (m := re.match(r"gitdir: (.+)/\.git/worktrees/", dot_git.read_text())):
-        checkouts.append(Path(m.group(1)))
-    candidates = [c.parent / "shared" / "supertonic-3-assets" / "README.md" for c in checkouts]
-    return next((c for c in candidates if c.is_file()), candidates[0])
-
-
-SHARED_README = _shared_readme()
 ARCHIVE, ORIGINAL = fetch.SOURCES
 
 
@@ -244,9 +233,7 @@ def test_the_table_equals_the_provenance_manifest():
 
 
 def test_the_table_equals_the_published_values_in_the_shared_assets():
-    if not SHARED_README.is_file():
-        pytest.skip(f"{SHARED_README} is absent: the published values are kept in ../shared beside the clone")
-    rows = _markdown_rows(SHARED_README.read_text(), r"(\S+)")
+    rows = _markdown_rows((published_assets() / "README.md").read_text(), r"(\S+)")
     assert len(rows) == 16
     assert {name: fetch.RELEASE_FILES[name] for name in rows} == rows
     assert set(fetch.RELEASE_FILES) - set(rows) == {"LICENSE"}  # pinned by the public manifests (PROVENANCE.md)

@@ -13,6 +13,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from published_assets import published_assets
 
 from supertonic_engine.errors import InvalidParameter
 from supertonic_engine.standin_marker import graph_metadata
@@ -275,9 +276,6 @@ def test_the_official_package_loads_and_synthesizes(tiny_model_dir, text, lang):
 
 # --- the release's small files, the graphs' mark ----------------------------------------------------------------------
 
-# CI lays shared/ beside its clone; it holds the real release's small files (their README pins the digests).
-SHARED_ASSETS = Path(__file__).resolve().parents[1].parent / "shared" / "supertonic-3-assets"
-
 
 @pytest.mark.parametrize("relative", SMALL_FILES)
 def test_the_json_files_are_the_vendored_release_byte_for_byte(tiny_model_dir, relative):
@@ -285,10 +283,10 @@ def test_the_json_files_are_the_vendored_release_byte_for_byte(tiny_model_dir, r
 
 
 def test_the_vendored_release_is_the_published_one():
-    if not SHARED_ASSETS.is_dir():
-        pytest.skip(f"{SHARED_ASSETS} is absent (CI lays it beside the clone)")
+    shared = published_assets()
     for relative in SMALL_FILES:
-        assert (RELEASE_DIR / relative).read_bytes() == (SHARED_ASSETS / relative).read_bytes(), relative
+        if relative != "LICENSE":  # not among the shared files; its digest is checked in test_fetch
+            assert (RELEASE_DIR / relative).read_bytes() == (shared / relative).read_bytes(), relative
 
 
 def test_the_full_widths_are_read_from_the_real_tts_json():

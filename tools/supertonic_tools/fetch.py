@@ -42,7 +42,7 @@ class Source:
 # current projects fetch the archive at its pinned revision, so it comes first. The official
 # `supertonic` 1.3.1 SDK still pins the original repository (supertonic/config.py, MODEL_CONFIGS),
 # the second source when the first fails. Both revisions hold the same files: public manifests
-# list the same digests for both (/work/shared/supertonic-3-assets/README.md, "Where the release lives").
+# list the same digests for both (release/PROVENANCE.md, "The release").
 SOURCES = (
     Source("supertone-oss-archive/supertonic-3", "aafc6e32416a594460b32413efc49d7fe4ce6d46"),
     Source("Supertone/supertonic-3", "724fb5abbf5502583fb520898d45929e62f02c0b"),
@@ -50,9 +50,9 @@ SOURCES = (
 DEFAULT_ENDPOINT = "https://huggingface.co"
 
 # Every file of the release fetch-model downloads and verifies, with its published byte size and
-# SHA-256. Published in the download manifests of a dozen public projects that pin these revisions,
-# collected in /work/shared/supertonic-3-assets/README.md; the sources of each value are listed in
-# release/PROVENANCE.md, whose table a test keeps equal to this one.
+# SHA-256, as the download manifests of a dozen public projects that pin these revisions publish them;
+# the sources of each value are listed in release/PROVENANCE.md, whose table a test keeps equal to
+# this one.
 # LICENSE (15,007 bytes, 0d944a91…) is pinned by the same manifests for both repositories and
 # revisions; release/LICENSE is a copy. README.md (the model card) is downloaded but not verified:
 # no public manifest publishes its size or digest at either revision.

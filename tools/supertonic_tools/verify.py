@@ -22,9 +22,6 @@ from supertonic_engine.files import file_sha256
 from supertonic_engine.standin_marker import standin_mark
 
 REAL, STANDIN, MODIFIED, MISSING = "real", "stand-in", "modified", "missing"
-# The model's license: part of a real copy, but nothing the engine loads, so a stand-in without it is
-# still a complete stand-in (its line says the file is missing).
-LICENSE_FILE = "LICENSE"
 
 
 @dataclass(frozen=True)
@@ -93,7 +90,7 @@ class ModelCheck:
         """``real``, ``stand-in`` (complete, with at least one marked graph) or ``modified`` (anything else)."""
         if all(f.status == REAL for f in self.files):
             return REAL
-        if all(f.status in (REAL, STANDIN) or (f.path == LICENSE_FILE and f.status == MISSING) for f in self.files):
+        if all(f.status in (REAL, STANDIN) for f in self.files):
             return STANDIN
         return MODIFIED
 

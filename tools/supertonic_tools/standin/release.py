@@ -11,8 +11,9 @@ from pathlib import Path
 
 RELEASE_DIR = Path(__file__).resolve().parent.parent / "release"
 VOICE_NAMES = tuple(f"{gender}{i}" for gender in "MF" for i in range(1, 6))
-# Paths inside a model directory, as the release lays them out.
-SMALL_FILES = ("onnx/tts.json", "onnx/unicode_indexer.json", *(f"voice_styles/{name}.json" for name in VOICE_NAMES))
+# Paths inside a model directory, as the release lays them out. The license travels with the voices
+# and the indexer: they are the model's files, under its terms.
+SMALL_FILES = ("onnx/tts.json", "onnx/unicode_indexer.json", *(f"voice_styles/{name}.json" for name in VOICE_NAMES), "LICENSE")
 
 
 def copy_small_files(root: Path) -> None:
