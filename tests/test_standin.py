@@ -365,6 +365,27 @@ def test_a_rewrite_that_finds_its_way_by_name_finds_it_in_the_stand_in(tiny_mode
     } <= set(initializers)
 
 
+def test_the_text_encoder_computes_its_style_keys_from_the_learned_key_bank(tiny_model_dir):
+    """What ports of the real text encoder read: one style_key bank, tiled to the batch, through each
+    attention's W_key then tanh/Tanh; no folded key tensor left in the graph."""
+    model = onnx.load(str(tiny_model_dir / "onnx" / "text_encoder.onnx"))
+    producer = {o: n for n in model.graph.node for o in n.output}
+    initializers = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
+    bank = "tts.ttl.style_encoder.style_token_layer.style_key"
+    assert initializers[bank].shape == (1, STYLE_TOKENS, STYLE_KEY_DIM)
+    nodes = {n.name: n for n in model.graph.node}
+    for layer in ("attention1", "attention2"):
+        prefix = f"tts.ttl.speech_prompted_text_encoder.{layer}.W_key.linear"
+        assert initializers[f"{prefix}.weight"].shape == (STYLE_KEY_DIM, TINY.text.prompt_units)
+        assert initializers[f"{prefix}.bias"].shape == (TINY.text.prompt_units,)
+        tanh = nodes[f"/speech_prompted_text_encoder/{layer}/tanh/Tanh"]
+        matmul = producer[producer[tanh.input[0]].input[0]]
+        assert matmul.name == f"/speech_prompted_text_encoder/{layer}/W_key/linear/MatMul"
+        tile = producer[matmul.input[0]]
+        assert tile.op_type == "Tile" and producer[tile.input[0]].input[0] == bank
+    assert not any("Tanh_output" in name or name.endswith(".style_key") and name != bank for name in initializers)
+
+
 # --- writing ----------------------------------------------------------------------------------------------------------
 
 
@@ -474,7 +495,8 @@ def dp_macs(d, t: int) -> int:
 
 def te_macs(d, t: int) -> int:
     u = d.prompt_units
-    prompt = t * 256 * u + STYLE_TOKENS * 256 * u + 2 * t * STYLE_TOKENS * u + t * u * 256
+    # per attention: queries, style values, keys (tanh(W_key) of the learned key bank), scores and mix, out_fc
+    prompt = t * 256 * u + STYLE_TOKENS * (256 + STYLE_KEY_DIM) * u + 2 * t * STYLE_TOKENS * u + t * u * 256
     return (
         6 * t * _convnext_macs(d.width, d.hidden, TEXT_KERNEL) + 4 * _rel_attention_macs(t, d.width, d.ffn) + t * d.width * 256 + 2 * prompt
     )

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .graph import GraphBuilder
 
 LN_EPS = 1e-6
@@ -263,8 +261,8 @@ def style_cross_attention(
 ) -> str:
     """Attention of every position to the 50 style tokens (no key mask: all tokens are valid).
 
-    ``keys`` is ``[B or 1, 50, units]`` already through tanh (the real export folds the key
-    projection of its learned key tokens into a constant).
+    ``keys`` is ``[B, 50, units]`` already through tanh: each caller projects its learned key
+    tokens with its own ``W_key`` at run time, as the real graphs do.
     """
     head_dim = units // heads
     q = split_heads(g, linear(g, x_btc, "W_query", d_query, units, bias=False), heads, head_dim)
@@ -272,8 +270,3 @@ def style_cross_attention(
     v = split_heads(g, linear(g, values_btc, "W_value", d_value, units, bias=False), heads, head_dim)
     out = merge_heads(g, attend(g, q, k_t, v, scale=1.0 / 16.0))  # 1/sqrt(256) in the real model
     return linear(g, out, "out_fc", units, d_out)
-
-
-def style_key_tokens(g: GraphBuilder, name: str, tokens: int, units: int) -> str:
-    """A folded key constant ``[1, tokens, units]``: tanh of random values, as tanh(Linear(key)) leaves it."""
-    return g.fixed(name, np.tanh(g.draw([1, tokens, units])))

@@ -3,6 +3,15 @@
 Char embedding, 6 dilated ConvNeXt blocks, a 4-layer relative-position attention encoder with the
 ConvNeXt output added back, ``proj_out`` to 256 channels, then the speech-prompted part: two
 cross-attentions from the text to the 50 style tokens of ``style_ttl``, LayerNorm, mask.
+
+The cross-attention keys are computed at run time, as in the real v3 graph: one learned key bank,
+``tts.ttl.style_encoder.style_token_layer.style_key`` [1, 50, 256], Expanded and Tiled to the batch,
+then each attention's ``tanh(W_key(.))`` (node ``/speech_prompted_text_encoder/attentionN/tanh/Tanh``).
+Sources: ports of the released text_encoder.onnx read that initializer and ``attentionN.W_key.linear.bias``
+and map ``onnx::MatMul_3681``/``_3685`` to ``attentionN.W_key.linear.weight``; a Q4 recipe pinned to the
+release's digest expects 43 quantized MatMuls there: its 36 pointwise convs plus 7, which fits 8 attention
+projections less the final ``attention2/out_fc`` it keeps in fp32, not 6. The older 163-character release
+stored the keys folded instead (``/speech_prompted_text_encoder/attentionN/tanh/Tanh_output_0``).
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ import onnx
 
 from .dims import (
     REL_WINDOW,
+    STYLE_KEY_DIM,
     STYLE_TOKENS,
     STYLE_TTL_DIM,
     TE_ATTN_LAYERS,
@@ -24,12 +34,14 @@ from .dims import (
 )
 from .graph import FLOAT, INT64, GraphBuilder
 from .layers import (
+    concat_ints,
     conv,
     convnext_stack,
+    dim,
     layer_norm_last,
+    linear,
     relative_attention_encoder,
     style_cross_attention,
-    style_key_tokens,
     transpose,
 )
 
@@ -50,13 +62,21 @@ def build_text_encoder(d: TextEncoderDims, rng: np.random.Generator | None) -> o
         x = g.op("Add", attended, x)
         x = g.op("Mul", conv(g, x, "proj_out.net", d.width, TEXT_EMB_DIM, bias=False), text_mask)
 
+    # tts.json gives the style token layer's style_key_dim as 256, the same as STYLE_KEY_DIM.
+    with g.scope("style_encoder.style_token_layer", nodes=False):
+        style_key = g.random("style_key", [1, STYLE_TOKENS, STYLE_KEY_DIM], std=1.0)
+    key_shape = g.const([1, STYLE_TOKENS, STYLE_KEY_DIM])
+    style_keys = g.op("Tile", g.op("Expand", style_key, key_shape), concat_ints(g, dim(g, style_ttl, 0), [1, 1]))
+
     with g.scope("speech_prompted_text_encoder"):
         prompt_btc = transpose(g, x, 0, 2, 1)
         h = prompt_btc
         for i in range(TE_PROMPT_LAYERS):
             # x1 = p + att1(p); x2 = p + att2(x1): both residuals go back to the prompt p.
             with g.scope(f"attention{i + 1}"):
-                keys = style_key_tokens(g, "style_key", STYLE_TOKENS, d.prompt_units)
+                projected = linear(g, style_keys, "W_key", STYLE_KEY_DIM, d.prompt_units)
+                with g.scope("tanh"):
+                    keys = g.op("Tanh", projected)
                 att = style_cross_attention(
                     g, h, keys, style_ttl, TEXT_EMB_DIM, STYLE_TTL_DIM, d.prompt_units, d.prompt_heads, TEXT_EMB_DIM
                 )
