@@ -232,6 +232,11 @@ def _plausible() -> Iterator[tuple[str, str]]:
                 yield block, char
 
 
+def _folded_section(title: str, intro: list[str], rows: list[tuple[str, str, str]]) -> list[str]:
+    lines = [f"## {title} ({len(rows)})", "", *intro, "| character | code point | name | becomes |", "|---|---|---|---|"]
+    return lines + [f"| {_glyph(char)} | U+{ord(char):04X} | {_name(char)} | {_shown(becomes)} |" for _, char, becomes in rows] + [""]
+
+
 def readable_characters_doc() -> str:
     """docs/readable-characters.md, rebuilt from the release's table and the pipeline."""
     rows: dict[str, list[tuple[str, str, str]]] = {"service": [], "sdk": [], "nfkd": [], "refused": []}
@@ -263,24 +268,14 @@ def readable_characters_doc() -> str:
         "Devanagari, general punctuation, currency signs, common units and maths, CJK punctuation, kana,",
         "Hangul jamo, full- and half-width forms), each as read between two letters.",
         "",
-        f"## Folded by this service ({len(rows['service'])})",
-        "",
-        "| character | code point | name | becomes |",
-        "|---|---|---|---|",
     ]
-    lines += [f"| {_glyph(char)} | U+{ord(char):04X} | {_name(char)} | {_shown(becomes)} |" for _, char, becomes in rows["service"]]
+    lines += _folded_section("Folded by this service", [], rows["service"])
+    lines += _folded_section(
+        "Folded by the official pipeline",
+        ['Its symbol table, emoji and decoration removal, `@` → "at", and whitespace (after NFKD).', ""],
+        rows["sdk"],
+    )
     lines += [
-        "",
-        f"## Folded by the official pipeline ({len(rows['sdk'])})",
-        "",
-        'Its symbol table, emoji and decoration removal, `@` → "at", and whitespace (after NFKD).',
-        "",
-        "| character | code point | name | becomes |",
-        "|---|---|---|---|",
-    ]
-    lines += [f"| {_glyph(char)} | U+{ord(char):04X} | {_name(char)} | {_shown(becomes)} |" for _, char, becomes in rows["sdk"]]
-    lines += [
-        "",
         f"## Decomposed by NFKD into characters the table has ({len(rows['nfkd'])})",
         "",
         "Precomposed letters become a base letter and combining marks (`é` → `e` U+0301), compatibility",
