@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import shutil
 import tempfile
 import time
@@ -632,14 +633,18 @@ def test_nothing_is_left_in_tmp(app: Any, s3: Any, tmp_path: Path, monkeypatch: 
 from event_fuzzer import TYPED_PIECES  # noqa: E402 - the same pieces the event fuzzer types with
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from test_readable import READABLE_CHARACTERS  # noqa: E402 - what the release's table reads, folds included
 
 # Every code point class: controls, combining marks, emoji, Hangul, CJK, private use, lone surrogates.
 ANY_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=400)
 TYPED_TEXT = st.lists(st.sampled_from(TYPED_PIECES), max_size=80).map("".join)
+# Characters the real model reads (the stand-in ships the release's table), mixed with any others.
+TABLE_TEXT = st.text(st.one_of(st.sampled_from(READABLE_CHARACTERS), st.characters()), max_size=200)
+_NAMED = re.compile(r"U\+([0-9A-F]{4,6}) ")
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.one_of(ANY_TEXT, TYPED_TEXT), lang=st.sampled_from(["en", "ko", "ja", "na"]), normalize=st.booleans())
+@given(text=st.one_of(ANY_TEXT, TYPED_TEXT, TABLE_TEXT), lang=st.sampled_from(["en", "ko", "ja", "na"]), normalize=st.booleans())
 def test_any_text_is_audio_or_a_4xx_that_names_the_field(app, text, lang, normalize):
     answer = _call(app, _post({"text": text, "lang": lang, "steps": 1, "normalize": normalize}))
     if answer.status == 200:
@@ -648,6 +653,9 @@ def test_any_text_is_audio_or_a_4xx_that_names_the_field(app, text, lang, normal
     assert answer.status in (400, 413, 422), (answer.status, answer.body[:300])
     error = answer.json()["error"]
     assert error["field"] == "text" and error["code"] and error["message"]
+    if error["code"] == "unsupported_characters":  # only characters the real table cannot read, each one written
+        named = {chr(int(code, 16)) for code in _NAMED.findall(error["message"])}
+        assert named and named <= set(text) and not named & set(READABLE_CHARACTERS), error["message"]
 
 
 # --- what a public body may say ----------------------------------------------------------------------

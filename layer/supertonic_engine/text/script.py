@@ -7,7 +7,8 @@ cut into sections that are each read in one language and separated by pauses (an
 made from what each section reads, and speech marks measure any stretch of the written text by
 reading it the same way, so both always agree. Byte offsets point into the input as sent.
 
-Plain text is a script of one section, read exactly as ``normalize`` reads it.
+Plain text is a script of one section, read exactly as ``normalize`` reads it. Whatever is read,
+characters the model's table lacks are then written as ones it reads (``readable.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import EmptyText
 from .normalize import collapse_whitespace, normalize
+from .readable import readable
 
 BLANK_LINE = re.compile(r"\n\s*\n")  # a paragraph break
 
@@ -152,4 +154,7 @@ def _space(whitespace: str) -> str:
 
 
 def _tidy(text: str, collapse: bool) -> str:
+    # Characters the model's table lacks are written as ones it reads whatever the options: --no-normalize
+    # skips the rewriting into words, not this.
+    text = readable(text)
     return collapse_whitespace(text) if collapse else text
