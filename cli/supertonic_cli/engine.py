@@ -59,7 +59,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("normalize", help="print the exact text the model will read")
     p.add_argument("text", help="the text; '-' reads standard input")
     p.add_argument("--lang", default=DEFAULT_LANG)
-    p.add_argument("--no-normalize", action="store_true", help="show only the model's own processing")
+    p.add_argument(
+        "--no-normalize",
+        action="store_true",
+        help="show only the model's own processing (and the folding of characters it cannot read, docs/readable-characters.md)",
+    )
     _text_type_argument(p)
     _model_argument(p)
     p.set_defaults(func=_normalize)
