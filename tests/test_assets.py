@@ -120,3 +120,16 @@ def test_model_dir_precedence():
     assert resolve_model_dir("/a", {"SUPERTONIC_MODEL_DIR": "/b"}).as_posix() == "/a"
     assert resolve_model_dir(None, {"SUPERTONIC_MODEL_DIR": "/b"}).as_posix() == "/b"
     assert resolve_model_dir(None, {}) is None
+
+
+def test_the_config_is_read_as_the_official_sdk_reads_it(tiny_model_dir):
+    """supertonic 1.3.1 takes four numbers from the release's tts.json (core.Supertonic.__init__);
+    the engine derives its frame and latent sizes from the same four."""
+    from supertonic.loader import load_configs
+
+    sdk = load_configs(tiny_model_dir)
+    assets = load_assets(tiny_model_dir)
+    assert assets.tts_config == sdk
+    assert assets.sample_rate == sdk["ae"]["sample_rate"] == 44_100
+    assert assets.samples_per_frame == sdk["ae"]["base_chunk_size"] * sdk["ttl"]["chunk_compress_factor"]
+    assert assets.latent_channels == sdk["ttl"]["latent_dim"] * sdk["ttl"]["chunk_compress_factor"]
