@@ -13,7 +13,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def _locate() -> Path:
-    """Beside the clone; a git worktree looks beside its main checkout too."""
+    """Beside the clone; a linked working tree (``git worktree``) looks beside its main checkout too."""
     checkouts = [REPO_ROOT]
     dot_git = REPO_ROOT / ".git"
     if dot_git.is_file() and (m := re.match(r"gitdir: (.+)/\.git/worktrees/", dot_git.read_text())):

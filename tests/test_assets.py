@@ -22,7 +22,6 @@ def model_copy(tiny_model_dir, tmp_path):
 
 def test_the_stand_in_loads_as_a_stand_in(tiny_model_dir):
     assets = load_assets(tiny_model_dir)
-    assert assets.kind == "stand-in"
     assert assets.sample_rate == 44_100 and assets.samples_per_frame == 3072 and assets.latent_channels == 144
     assert len(assets.indexer) == 65_536
     voice = assets.voice("F3")
@@ -37,12 +36,25 @@ def _unmark(graph: Path) -> None:
 
 
 def test_one_marked_graph_makes_the_model_a_stand_in_and_none_makes_it_real(model_copy):
+    from supertonic_engine import Engine
+
     graphs = sorted((model_copy / "onnx").glob("*.onnx"))
     for graph in graphs[:-1]:
         _unmark(graph)
-    assert load_assets(model_copy).kind == "stand-in"  # the real JSON files decide nothing
+    assert Engine.load(model_copy).model_kind == "stand-in"  # the real JSON files decide nothing
     _unmark(graphs[-1])
-    assert load_assets(model_copy).kind == "real"
+    assert Engine.load(model_copy).model_kind == "real"
+
+
+def test_a_stand_in_of_the_first_generator_is_refused_with_the_fix(model_copy):
+    """Its graphs carry no mark and its JSON files were guesses: served, it would pass for the real model."""
+    for graph in (model_copy / "onnx").glob("*.onnx"):
+        _unmark(graph)
+    path = model_copy / "onnx" / "tts.json"
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"stand_in": {"generator_version": "1", "size": "tiny"}}))
+    with pytest.raises(ModelCorrupt, match="earlier generator") as err:
+        load_assets(model_copy)
+    assert "make-model" in err.value.message and "fetch-model" in err.value.message
 
 
 def test_the_engine_says_what_its_loaded_graphs_are(model_copy, caplog):

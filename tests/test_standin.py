@@ -417,6 +417,12 @@ def test_make_model_replaces_a_stand_in_but_not_anything_else(tmp_path):
     assert standin_mark(target / "onnx" / "vocoder.onnx")["seed"] == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["real", "standin"]  # no staging left behind
 
+    # A stand-in of the first generator (marked in tts.json, unmarked graphs) is replaced too.
+    config = real / "onnx" / "tts.json"
+    config.write_text(json.dumps(json.loads(config.read_text()) | {"stand_in": {"generator_version": "1"}}))
+    make_model(real)
+    assert _marked(real / "onnx" / "vocoder.onnx")
+
 
 _ENSURE = "from supertonic_tools.standin import ensure_standin; print(ensure_standin('tiny', seed=7))"
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import config
 from .errors import ModelCorrupt, ModelMissing, UnknownVoice, VoiceFileCorrupt
-from .standin_marker import any_standin
+from .standin_marker import is_legacy_standin
 from .voice_blend import ITEM_SEPARATOR, WEIGHT_SEPARATOR, is_blend, mix, parse_blend
 
 logger = logging.getLogger(__name__)
@@ -65,12 +65,6 @@ class ModelAssets:
     voice_paths: dict[str, Path]
     _voices: dict[str, VoiceStyle] = field(default_factory=dict, repr=False)
     _blends: OrderedDict[str, VoiceStyle] = field(default_factory=OrderedDict, repr=False)
-
-    @cached_property
-    def kind(self) -> str:
-        """ "stand-in" when any graph carries the stand-in mark, else "real": the release's JSON
-        files are the same in both, so only the graphs can tell."""
-        return "stand-in" if any_standin(graph_files(self.root).values()) else "real"
 
     @property
     def sample_rate(self) -> int:
@@ -167,8 +161,13 @@ def load_assets(model_dir: str | os.PathLike[str]) -> ModelAssets:
             int(tts_config[section][key])
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelCorrupt(f"{root / CONFIG_FILE} lacks {exc}: it is not a Supertonic tts.json. {_FIX}") from None
+    if is_legacy_standin(tts_config):
+        raise ModelCorrupt(
+            f"{root} is a stand-in from an earlier generator, whose JSON files were not the release's: regenerate it with "
+            "`supertonic-lambda make-model --size tiny|full --out DIR`, or fetch the real model with `fetch-model --out DIR`."
+        )
     assets = ModelAssets(root=root, tts_config=tts_config, voice_paths=voice_paths)
-    logger.info("model directory %s (%s), %d voices", root, assets.kind, len(voice_paths))
+    logger.info("model directory %s, %d voices", root, len(voice_paths))
     return assets
 
 

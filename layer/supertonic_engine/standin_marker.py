@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
@@ -24,6 +24,9 @@ STANDIN_KEY = "supertonic_lambda.stand_in"
 # Bumped whenever the generated files change, so caches keyed by it regenerate.
 GENERATOR_VERSION = "2"
 NOTE = "random weights: output is noise, not speech"
+# Stand-ins of generator version 1 marked a ``stand_in`` object in tts.json instead of their graphs.
+# Their JSON files were guesses, not the release's, so they are refused rather than served.
+LEGACY_CONFIG_KEY = "stand_in"
 
 # onnx.proto: ModelProto.metadata_props = 14 (StringStringEntryProto: key = 1, value = 2).
 _METADATA_PROPS = 14
@@ -38,25 +41,27 @@ def graph_metadata(path: str | os.PathLike[str]) -> dict[str, str]:
     metadata: dict[str, str] = {}
     with Path(path).open("rb") as f:
         size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            raise ValueError(f"{path}: an empty file is not an ONNX model")
         while f.tell() < size:
             field, wire = divmod(_read_varint(f), 8)
+            if field == 0:
+                raise ValueError(f"{path}: not an ONNX model (field number 0)")
             if wire == _VARINT:
                 _read_varint(f)
-            elif wire == _FIXED64:
-                f.seek(8, os.SEEK_CUR)
-            elif wire == _FIXED32:
-                f.seek(4, os.SEEK_CUR)
-            elif wire == _LENGTH_DELIMITED:
+                continue
+            length = {_FIXED64: 8, _FIXED32: 4}.get(wire)
+            if length is None and wire == _LENGTH_DELIMITED:
                 length = _read_varint(f)
-                if f.tell() + length > size:
-                    raise ValueError(f"{path}: a field runs past the end of the file")
-                if field == _METADATA_PROPS:
-                    key, value = _string_pair(f.read(length))
-                    metadata[key] = value
-                else:
-                    f.seek(length, os.SEEK_CUR)
-            else:
+            if length is None:
                 raise ValueError(f"{path}: not an ONNX model (wire type {wire})")
+            if f.tell() + length > size:
+                raise ValueError(f"{path}: a field runs past the end of the file")
+            if field == _METADATA_PROPS and wire == _LENGTH_DELIMITED:
+                key, value = _string_pair(f.read(length))
+                metadata[key] = value
+            else:
+                f.seek(length, os.SEEK_CUR)
     return metadata
 
 
@@ -84,6 +89,11 @@ def any_standin(paths: Iterable[str | os.PathLike[str]]) -> bool:
     return False
 
 
+def is_legacy_standin(tts_config: Mapping[str, object]) -> bool:
+    """True for a tts.json written by the first stand-in generator (see ``LEGACY_CONFIG_KEY``)."""
+    return isinstance(tts_config.get(LEGACY_CONFIG_KEY), Mapping)
+
+
 def _read_varint(f: BinaryIO) -> int:
     value, shift = 0, 0
     while True:
@@ -106,7 +116,10 @@ def _string_pair(message: bytes) -> tuple[str, str]:
         field, wire = divmod(_read_varint(entry), 8)
         if wire != _LENGTH_DELIMITED:
             raise ValueError("unexpected field in a metadata entry")
-        text = entry.read(_read_varint(entry))
+        length = _read_varint(entry)
+        text = entry.read(length)
+        if len(text) != length:
+            raise ValueError("a metadata entry runs past its end")
         if field in fields:
             fields[field] = text.decode("utf-8", errors="replace")
     return fields[1], fields[2]

@@ -38,8 +38,9 @@ class Source:
         return f"{self.repo}@{self.revision[:12]}"
 
 
-# Where the release is fetched from, in this order. Supertone archived the upstream on 2026-09-09;
-# current projects fetch the archive at its pinned revision, so it comes first. The official
+# Where the release is fetched from, in this order. Supertone archived its upstream in September 2026;
+# the archived GitHub repository's example READMEs and current projects fetch the archive at this
+# revision (release/PROVENANCE.md, "The release"), so it comes first. The official
 # `supertonic` 1.3.1 SDK still pins the original repository (supertonic/config.py, MODEL_CONFIGS),
 # the second source when the first fails. Both revisions hold the same files: public manifests
 # list the same digests for both (release/PROVENANCE.md, "The release").

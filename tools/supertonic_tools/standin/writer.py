@@ -26,12 +26,12 @@ from supertonic_engine.assets import GRAPHS as GRAPH_NAMES
 from supertonic_engine.assets import graph_files
 from supertonic_engine.config import cache_dir
 from supertonic_engine.errors import InvalidParameter, ModelCorrupt
-from supertonic_engine.files import code_fingerprint, replace_directory
-from supertonic_engine.standin_marker import GENERATOR_VERSION, NOTE, STANDIN_KEY, any_standin
+from supertonic_engine.files import code_fingerprint, file_sha256, replace_directory
+from supertonic_engine.standin_marker import GENERATOR_VERSION, NOTE, STANDIN_KEY, any_standin, is_legacy_standin
 
 from .dims import StandinDims, dims_for
 from .duration_predictor import build_duration_predictor
-from .release import SMALL_FILES, copy_small_files
+from .release import RELEASE_DIR, SMALL_FILES, copy_small_files
 from .text_encoder import build_text_encoder
 from .vector_estimator import build_vector_estimator
 from .vocoder import build_vocoder
@@ -149,9 +149,11 @@ def _graph_dims(filename: str, size: str) -> dict[str, int]:
 
 @functools.cache
 def _fingerprint() -> str:
-    """A short hash of everything that decides the files: this package's code and NumPy (its random
-    streams). Any change gives a new cache entry, never a stale one."""
-    return code_fingerprint(Path(__file__).parent, f"numpy {np.__version__}")[:10]
+    """A short hash of everything that decides the files: this package's code, the vendored release
+    files (its JSON and the widths read from it) and NumPy (its random streams). Any change gives a
+    new cache entry, never a stale one."""
+    release = ",".join(f"{name}:{file_sha256(RELEASE_DIR / name)}" for name in SMALL_FILES)
+    return code_fingerprint(Path(__file__).parent, f"numpy {np.__version__}, release {release}")[:10]
 
 
 def _check_request(size: str, seed: int) -> None:
@@ -192,4 +194,9 @@ def _replaceable(path: Path) -> bool:
         return False
     if not any(path.iterdir()):
         return True
-    return any_standin(graph_files(path).values())
+    if any_standin(graph_files(path).values()):
+        return True
+    try:  # a stand-in of the first generator, marked in its tts.json
+        return is_legacy_standin(json.loads((path / "onnx" / "tts.json").read_text(encoding="utf-8")))
+    except (OSError, ValueError, AttributeError):
+        return False
