@@ -23,7 +23,7 @@ from urllib.parse import urlparse
 
 from supertonic_engine.assets import load_assets
 from supertonic_engine.errors import FetchFailed, InvalidParameter
-from supertonic_engine.files import replace_directory
+from supertonic_engine.files import file_sha256, replace_directory
 
 from .verify import REAL, FileCheck, ReleaseFile, check_file, check_model
 
@@ -216,6 +216,7 @@ def _download(source: Source, endpoint: str, staging: Path, table: dict[str, Rel
 def _accept(check: FileCheck, target: Path) -> None:
     if check.status == REAL:
         return
+    digest = check.sha256 or file_sha256(target)  # a graph told by its stand-in mark was not hashed
     target.unlink()  # the next run downloads it again
     if check.incomplete:
         raise FetchFailed(
@@ -223,7 +224,7 @@ def _accept(check: FileCheck, target: Path) -> None:
             "run fetch-model again to continue"
         )
     raise FetchFailed(
-        f"{check.path} has SHA-256 {check.sha256} ({check.size:,} bytes), but the release's is {check.expected.sha256} "
+        f"{check.path} has SHA-256 {digest} ({check.size:,} bytes), but the release's is {check.expected.sha256} "
         f"({check.expected.size:,} bytes): this source serves another file; it was not kept (if a second run meets "
         "it again, a proxy or mirror alters it: set HF_ENDPOINT to another)"
     )
