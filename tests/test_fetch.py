@@ -3,6 +3,7 @@ client from a local server in the hub's URL layout, resumes, falls back, and ver
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import socket
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from published_assets import REPO_ROOT, published_assets
 
-from supertonic_engine.errors import FetchFailed
+from supertonic_engine.errors import FetchFailed, ModelCorrupt
 from supertonic_engine.files import file_sha256
 from supertonic_tools import fetch
 from supertonic_tools.verify import ReleaseFile
@@ -33,7 +34,8 @@ ARCHIVE, ORIGINAL = fetch.SOURCES
 class Hub:
     """Serves directories as ``/{repo}/resolve/{revision}/{path}``, as the hub does (HEAD and GET,
     ETag, X-Repo-Commit, Content-Length, Range). ``faults[path]`` is a queue of what the next
-    GETs of that file meet: ``drop`` (half the body, then the connection closes) or ``error`` (500)."""
+    GETs of that file meet: ``drop`` (half the body, then the connection closes), ``error`` (500) or
+    ``unsatisfiable`` (416, what a server answers a range beyond its file)."""
 
     repos: dict[tuple[str, str], Path] = field(default_factory=dict)
     faults: dict[str, list[str]] = field(default_factory=dict)
@@ -59,7 +61,8 @@ def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             hub.log.append((self.command, self.path, self.headers.get("Range"), status))
             self.send_response(status)
             if status >= 400:
-                self.send_header("X-Error-Code", "EntryNotFound" if status == 404 else "InternalError")
+                if status in (404, 500):
+                    self.send_header("X-Error-Code", "EntryNotFound" if status == 404 else "InternalError")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -73,6 +76,8 @@ def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             fault = hub.faults[name].pop(0) if body and hub.faults.get(name) else None
             if fault == "error":
                 return self._answer(500, name)
+            if fault == "unsatisfiable":
+                return self._answer(416, name)
             data = local.read_bytes()
             start = 0
             if rng := self.headers.get("Range"):
@@ -158,35 +163,117 @@ def test_a_truncated_file_is_refused_as_incomplete(hub, release, tmp_path):
     vocoder = release / "onnx" / "vocoder.onnx"
     vocoder.write_bytes(vocoder.read_bytes()[:-100])
     hub.repos[(ARCHIVE.repo, ARCHIVE.revision)] = release
-    with pytest.raises(FetchFailed, match=r"onnx/vocoder.onnx is [\d,]+ bytes, expected [\d,]+: the download is incomplete"):
+    incomplete = r"onnx/vocoder.onnx is [\d,]+ bytes, expected [\d,]+: the download is incomplete; run fetch-model again to continue"
+    with pytest.raises(FetchFailed, match=incomplete):
         fetch.fetch_model(tmp_path / "model")
     assert not (tmp_path / "model").exists()
 
 
-def test_an_interrupted_download_resumes_where_it_stopped_on_the_next_run(hub, release, tmp_path, monkeypatch):
+VECTOR_ESTIMATOR = "onnx/vector_estimator.onnx"
+
+
+def _cut_off(hub: Hub, release: Path, tmp_path: Path, monkeypatch) -> int:
+    """A first run cut off in the middle of the vector estimator; returns how many bytes it kept."""
     from huggingface_hub import constants
 
     # The client writes in 10 MB blocks; the served graph is smaller, so let it write as bytes arrive.
     monkeypatch.setattr(constants, "DOWNLOAD_CHUNK_SIZE", 64 * 1024)
-    name = "onnx/vector_estimator.onnx"
-    size = (release / name).stat().st_size
     hub.repos[(ARCHIVE.repo, ARCHIVE.revision)] = release
-    hub.faults[name] = ["drop", "error"]  # cut mid-file, then the client's own retry fails too
+    hub.faults[VECTOR_ESTIMATOR] = ["drop", "error"]  # cut mid-file, then the client's own retry fails too
     with pytest.raises(FetchFailed, match="run fetch-model again to continue"):
         fetch.fetch_model(tmp_path / "model")
-    partial = tmp_path / "model.partial" / "onnx" / "vector_estimator.onnx.incomplete"
-    kept = partial.stat().st_size
-    assert 0 < kept < size
-    first_run = len(hub.log)
+    kept = _partial(tmp_path).stat().st_size
+    assert 0 < kept < (release / VECTOR_ESTIMATOR).stat().st_size
+    # The original repository lacks the file: its refusal costs nothing of what the archive delivered.
+    assert hub.sent(VECTOR_ESTIMATOR)[-2:] == [(f"bytes={kept}-", 404), (None, 404)]
+    note = json.loads((tmp_path / "model.partial" / ".fetch-model.json").read_text())
+    assert note == {"source": f"{ORIGINAL.repo}@{ORIGINAL.revision}"}  # the last source tried
+    return kept
 
-    fetched_whole = {p for m, p, _, status in hub.log if m == "GET" and status == 200 and not p.endswith(name)}
+
+def _partial(tmp_path: Path) -> Path:
+    return tmp_path / "model.partial" / "onnx" / "vector_estimator.onnx.incomplete"
+
+
+def test_an_interrupted_download_resumes_where_it_stopped_on_the_next_run(hub, release, tmp_path, monkeypatch):
+    kept = _cut_off(hub, release, tmp_path, monkeypatch)
+    first_run = len(hub.log)
+    fetched_whole = {p for m, p, _, status in hub.log if m == "GET" and status == 200 and not p.endswith(VECTOR_ESTIMATOR)}
     assert fetched_whole
 
     out = fetch.fetch_model(tmp_path / "model")
     second = [(p, rng) for m, p, rng, _ in hub.log[first_run:] if m == "GET"]
-    assert (f"/{ARCHIVE.repo}/resolve/{ARCHIVE.revision}/{name}", f"bytes={kept}-") in second
+    assert (f"/{ARCHIVE.repo}/resolve/{ARCHIVE.revision}/{VECTOR_ESTIMATOR}", f"bytes={kept}-") in second
     assert not fetched_whole & {p for p, _ in second}  # what the first run finished is not fetched again
     assert _same_files(release, out)
+
+
+@pytest.mark.parametrize(("fault", "status"), [("unsatisfiable", 416), ("error", 500)])
+def test_a_refused_resumption_starts_the_file_over_in_the_same_run(hub, release, tmp_path, monkeypatch, fault, status):
+    kept = _cut_off(hub, release, tmp_path, monkeypatch)
+    hub.faults[VECTOR_ESTIMATOR] = [fault]
+    out = fetch.fetch_model(tmp_path / "model")
+    assert hub.sent(VECTOR_ESTIMATOR)[-2:] == [(f"bytes={kept}-", status), (None, 200)]
+    assert _same_files(release, out)
+
+
+@pytest.mark.parametrize("length", ["full", "cut"])
+def test_a_corrupt_partial_from_an_earlier_run_is_downloaded_again(hub, release, tmp_path, monkeypatch, caplog, length):
+    kept = _cut_off(hub, release, tmp_path, monkeypatch)
+    size = (release / VECTOR_ESTIMATOR).stat().st_size
+    _partial(tmp_path).write_bytes(b"\0" * (size if length == "full" else kept))
+    before = len(hub.sent(VECTOR_ESTIMATOR))
+    out = fetch.fetch_model(tmp_path / "model")
+    assert hub.sent(VECTOR_ESTIMATOR)[before:] == ([] if length == "full" else [(f"bytes={kept}-", 206)]) + [(None, 200)]
+    assert "the partial download kept from an earlier run was corrupt" in caplog.text
+    assert _same_files(release, out)
+
+
+def test_a_failed_layout_check_leaves_a_download_the_next_run_redoes(hub, release, tmp_path):
+    broken = Path(shutil.copytree(release, tmp_path / "broken"))
+    (broken / "onnx" / "tts.json").write_text("[]")  # parses, but is not a tts.json
+    hub.repos[(ARCHIVE.repo, "main")] = broken
+    with pytest.raises(ModelCorrupt, match="tts.json"):
+        fetch.fetch_model(tmp_path / "model", revision="main")
+    hub.repos[(ARCHIVE.repo, "main")] = release  # the branch moved on
+    out = fetch.fetch_model(tmp_path / "model", revision="main")
+    assert _same_files(release, out)  # nothing of the first run's unverified files was reused
+
+
+def test_a_failed_swap_leaves_a_download_the_next_run_finishes(hub, release, tmp_path, monkeypatch):
+    hub.repos[(ARCHIVE.repo, ARCHIVE.revision)] = release
+    swap = fetch.replace_directory
+
+    def fail(staged: Path, target: Path) -> None:
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(fetch, "replace_directory", fail)
+    with pytest.raises(OSError, match="no space"):
+        fetch.fetch_model(tmp_path / "model")
+    monkeypatch.setattr(fetch, "replace_directory", swap)
+    first_run = len(hub.log)
+    out = fetch.fetch_model(tmp_path / "model")
+    # Every verified file is kept; only the model card, which nothing verifies, is fetched again.
+    assert {p for m, p, _, _ in hub.log[first_run:] if m == "GET"} == {f"/{ARCHIVE.repo}/resolve/{ARCHIVE.revision}/README.md"}
+    assert _same_files(release, out) and not (out / ".fetch-model.json").exists()
+
+
+def test_an_unverified_revision_comes_whole_from_one_repository(hub, release, tmp_path):
+    archive = Path(shutil.copytree(release, tmp_path / "archive-main"))
+    (archive / "LICENSE").write_text("the archive's main branch\n")
+    (archive / "README.md").unlink()  # the last file: every other one came from the archive first
+    hub.repos[(ARCHIVE.repo, "main")] = archive
+    hub.repos[(ORIGINAL.repo, "main")] = release
+    out = fetch.fetch_model(tmp_path / "model", revision="main")
+    assert _same_files(release, out)
+
+
+def test_a_sources_pinned_revision_named_as_revision_is_verified(hub, release, tmp_path):
+    with (release / "LICENSE").open("a") as f:
+        f.write("one more line\n")
+    hub.repos[(ARCHIVE.repo, ARCHIVE.revision)] = release
+    with pytest.raises(FetchFailed, match="LICENSE has SHA-256"):
+        fetch.fetch_model(tmp_path / "model", revision=ARCHIVE.revision)
 
 
 def test_the_archive_failing_falls_back_to_the_original_repository(hub, release, tmp_path):
@@ -205,7 +292,7 @@ def test_the_table_is_applied_only_at_the_pinned_revision(hub, tiny_model_dir, t
     other = "0123456789abcdef0123456789abcdef01234567"
     hub.repos[(ARCHIVE.repo, ARCHIVE.revision)] = served
     hub.repos[(ARCHIVE.repo, other)] = served
-    with pytest.raises(FetchFailed, match="SHA-256"):
+    with pytest.raises(FetchFailed, match="onnx/duration_predictor.onnx has SHA-256 [0-9a-f]{64}"):
         fetch.fetch_model(tmp_path / "pinned")
     out = fetch.fetch_model(tmp_path / "other", revision=other)
     assert _same_files(served, out)

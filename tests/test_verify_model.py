@@ -9,7 +9,8 @@ from pathlib import Path
 
 from supertonic_engine.files import file_sha256
 from supertonic_tools import fetch
-from supertonic_tools.verify import MISSING, MODIFIED, REAL, STANDIN, ReleaseFile, check_model
+from supertonic_tools import verify as verify_module
+from supertonic_tools.verify import MISSING, MODIFIED, REAL, STANDIN, ReleaseFile, check_file, check_model
 
 SCRIPT = Path(sys.executable).parent / "supertonic-lambda"
 RELEASE_DIR = Path(fetch.__file__).parent / "release"
@@ -62,6 +63,8 @@ def test_one_changed_json_byte_is_reported_as_modified(tiny_model_dir, tmp_path)
     line = lines_by_file(proc.stdout)["voice_styles/M3.json"]
     assert line.startswith(MODIFIED) and file_sha256(voice) in line and fetch.RELEASE_FILES["voice_styles/M3.json"].sha256 in line
     assert "verdict: modified: voice_styles/M3.json modified" in proc.stdout
+    verdict = proc.stdout.splitlines()[-1]
+    assert "supertonic-lambda fetch-model --out DIR" in verdict and "supertonic-lambda make-model --size tiny|full --out DIR" in verdict
 
 
 def test_a_missing_graph_and_a_missing_directory(tiny_model_dir, tmp_path):
@@ -90,3 +93,12 @@ def test_a_copy_of_the_release_is_real_and_a_short_file_incomplete(tmp_path):
         ("onnx/vocoder.onnx", MODIFIED, True),
         ("LICENSE", MISSING, False),
     ]
+
+
+def test_a_stand_in_graph_is_told_by_its_mark_without_hashing_it(tiny_model_dir, monkeypatch):
+    hashed = []
+    monkeypatch.setattr(verify_module, "file_sha256", lambda path: hashed.append(path) or file_sha256(path))
+    checks = [check_file(tiny_model_dir, name, fetch.RELEASE_FILES[name]) for name in GRAPHS]
+    assert [(c.status, c.sha256) for c in checks] == [(STANDIN, None)] * len(GRAPHS)
+    assert hashed == []
+    assert check_file(tiny_model_dir, "onnx/tts.json", fetch.RELEASE_FILES["onnx/tts.json"]).sha256 is not None

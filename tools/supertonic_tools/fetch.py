@@ -2,7 +2,8 @@
 
 Files arrive in ``<out>.partial`` beside ``out``, which survives a failure: the next run keeps the
 files already verified and continues a cut-off file where it stopped (an HTTP Range request,
-through huggingface_hub's own ``http_get``), so a dropped connection never costs the 400 MB again.
+through huggingface_hub's own ``http_get``), so a dropped connection never costs the 400 MB again;
+a cut-off file the server will not resume, or whose kept bytes prove wrong, starts over at once.
 Only a complete, verified set replaces ``out``.
 
 A machine without a route to the hub fails within seconds (one short connection probe) with a
@@ -22,7 +23,7 @@ from urllib.parse import urlparse
 
 from supertonic_engine.assets import load_assets
 from supertonic_engine.errors import FetchFailed, InvalidParameter
-from supertonic_engine.files import replace_directory
+from supertonic_engine.files import file_sha256, replace_directory
 
 from .verify import REAL, FileCheck, ReleaseFile, check_file, check_model
 
@@ -80,18 +81,24 @@ UNVERIFIED_FILES = ("README.md",)
 
 PROBE_TIMEOUT_S = 3.0
 _PARTIAL_SUFFIX = ".incomplete"
-_STAGING_NOTE = ".fetch-model.json"  # says which revision a staging directory holds
+_STAGING_NOTE = ".fetch-model.json"  # says which repository and revision a staging directory holds
 
 
 def fetch_model(out_dir: str | os.PathLike[str], revision: str | None = None, timeout_s: float = PROBE_TIMEOUT_S) -> Path:
     """Download into ``out_dir`` and return it; nothing is left half-written there.
 
-    Without ``revision`` every file of ``RELEASE_FILES`` is verified against its published size and
-    digest; another revision (tried in each source's repository in turn) gets only the layout check.
+    Without ``revision`` (or with either source's pinned revision, which names the same release)
+    every file of ``RELEASE_FILES`` is verified against its published size and digest. Another
+    revision (tried in each source's repository in turn) gets only the layout check, and is
+    downloaded afresh from one repository alone: a branch may have moved since an earlier run, and
+    two repositories' branches may differ.
     ``out_dir`` must be absent, empty, or an earlier model directory: nothing else is ever replaced.
     """
     out = Path(out_dir).expanduser().resolve()
     _check_replaceable(out)
+    if revision in {s.revision for s in SOURCES}:
+        revision = None  # the release itself: fetched, and verified, as without a revision
+    sources = SOURCES if revision is None else tuple(Source(s.repo, revision) for s in SOURCES)
     verified = revision is None
     if verified and out.is_dir() and check_model(out, RELEASE_FILES).verdict == REAL:
         logger.info("%s already holds the release, every file verified", out)
@@ -99,11 +106,10 @@ def fetch_model(out_dir: str | os.PathLike[str], revision: str | None = None, ti
     endpoint = os.environ.get("HF_ENDPOINT", DEFAULT_ENDPOINT).rstrip("/")
     _check_reachable(endpoint, timeout_s)
     staging = out.with_name(f"{out.name}.partial")
-    _prepare_staging(staging, revision or "release")
 
-    sources = SOURCES if revision is None else tuple(Source(s.repo, revision) for s in SOURCES)
     failures = []
     for source in sources:
+        _prepare_staging(staging, source)
         try:
             _download(source, endpoint, staging, RELEASE_FILES if verified else None)
             break
@@ -111,30 +117,77 @@ def fetch_model(out_dir: str | os.PathLike[str], revision: str | None = None, ti
             logger.warning("%s: %s", source, exc.message)
             failures.append(f"from {source}: {exc.message}")
     else:
-        raise FetchFailed(
-            "download failed " + "; then ".join(failures) + f". What was verified stays in {staging}: run fetch-model again to continue."
-        )
-    (staging / _STAGING_NOTE).unlink()
+        if verified:
+            advice = f"What was verified stays in {staging}: run fetch-model again to continue."
+        else:
+            shutil.rmtree(staging)  # unverified files are never reused
+            advice = "Run fetch-model again to retry (an unverified revision is downloaded afresh each time)."
+        raise FetchFailed("download failed " + "; then ".join(failures) + f". {advice}")
     load_assets(staging)  # the layout is complete and every JSON parses
-    replace_directory(staging, out)  # the old directory is kept until the new one is in place
+    _swap_in(staging, out)
     return out
+
+
+def _swap_in(staging: Path, out: Path) -> None:
+    """Move ``staging`` to ``out`` without its note, which is put back if the move fails: a staging
+    directory without its note is never touched again."""
+    note = staging / _STAGING_NOTE
+    text = note.read_text()
+    note.unlink()
+    try:
+        replace_directory(staging, out)  # the old directory is kept until the new one is in place
+    except BaseException:
+        if staging.is_dir():
+            note.write_text(text)
+        raise
 
 
 def _download(source: Source, endpoint: str, staging: Path, table: dict[str, ReleaseFile] | None) -> None:
     """Every file of the release from ``source`` into ``staging``, each checked as it lands."""
     try:
         from huggingface_hub import hf_hub_url
+        from huggingface_hub.errors import HfHubHTTPError
         from huggingface_hub.file_download import http_get
         from huggingface_hub.utils import build_hf_headers
     except ImportError:
         raise FetchFailed("fetch-model needs huggingface-hub: pip install 'supertonic-lambda[tools]'") from None
+    headers = build_hf_headers()
+
+    def get(name: str, partial: Path, have: int) -> int:
+        """``name`` into ``partial``, resuming at byte ``have``; returns the byte it started from.
+
+        ``http_get`` is not given the expected size: its own size check would refuse a short file
+        with advice for another tool, where ``_accept`` says what fetch-model does about it."""
+        url = hf_hub_url(source.repo, name, revision=source.revision, endpoint=endpoint)
+        logger.info("downloading %s from %s%s", name, source, f" from byte {have:,}" if have else "")
+        try:
+            try:
+                with partial.open("ab") as f:
+                    http_get(url, f, resume_size=have, headers=headers)
+                return have
+            except HfHubHTTPError as exc:
+                if not have:
+                    raise
+                # A refused range (416: the partial is longer than the served file) would be refused
+                # on every later run too, so start over. The earlier bytes are overwritten only as new
+                # ones arrive: a source that lacks the file leaves them for the next source or run.
+                logger.warning("%s: resuming at byte %s failed (%s); downloading it from the start", name, f"{have:,}", exc)
+            with partial.open("r+b") as f:
+                try:
+                    http_get(url, f, headers=headers)
+                finally:
+                    if f.tell():
+                        f.truncate()
+            return 0
+        except Exception as exc:  # the hub client raises many types; all mean the same to the user
+            raise FetchFailed(f"{name}: {exc}") from None
 
     names = list(table or RELEASE_FILES) + list(UNVERIFIED_FILES)
     for name in names:
         expected = table.get(name) if table else None
         target = staging / name
         if target.is_file():
-            if expected is None or check_file(staging, name, expected).status == REAL:
+            if expected is not None and check_file(staging, name, expected).status == REAL:
                 continue  # verified in an earlier run
             target.unlink()
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -144,45 +197,65 @@ def _download(source: Source, endpoint: str, staging: Path, table: dict[str, Rel
             partial.unlink(missing_ok=True)  # nothing to check a resumed file against, or not this file
             have = 0
         if expected is None or have < expected.size:
-            url = hf_hub_url(source.repo, name, revision=source.revision, endpoint=endpoint)
-            logger.info("downloading %s from %s%s", name, source, f" from byte {have:,}" if have else "")
-            try:
-                with partial.open("ab") as f:
-                    http_get(url, f, resume_size=have, headers=build_hf_headers())
-            except Exception as exc:  # the hub client raises many types; all mean the same to the user
-                raise FetchFailed(f"{name}: {exc}") from None
+            have = get(name, partial, have)
         partial.rename(target)
-        if expected is not None:
-            _accept(check_file(staging, name, expected), target)
+        if expected is None:
+            continue
+        check = check_file(staging, name, expected)
+        if check.status != REAL and have:
+            # Bytes kept from an earlier run went into it: they, not the source, may be what is wrong.
+            logger.warning(
+                "%s: the partial download kept from an earlier run was corrupt (%s); downloading it again", name, check.describe()
+            )
+            target.unlink()
+            get(name, partial, 0)
+            partial.rename(target)
+            check = check_file(staging, name, expected)
+        _accept(check, target)
 
 
 def _accept(check: FileCheck, target: Path) -> None:
     if check.status == REAL:
         return
+    digest = check.sha256 or file_sha256(target)  # a graph told by its stand-in mark was not hashed
     target.unlink()  # the next run downloads it again
     if check.incomplete:
-        raise FetchFailed(f"{check.path} is {check.size:,} bytes, expected {check.expected.size:,}: the download is incomplete")
+        raise FetchFailed(
+            f"{check.path} is {check.size:,} bytes, expected {check.expected.size:,}: the download is incomplete; "
+            "run fetch-model again to continue"
+        )
     raise FetchFailed(
-        f"{check.path} has SHA-256 {check.sha256} ({check.size:,} bytes), but the release's is {check.expected.sha256} "
+        f"{check.path} has SHA-256 {digest} ({check.size:,} bytes), but the release's is {check.expected.sha256} "
         f"({check.expected.size:,} bytes): this source serves another file; it was not kept (if a second run meets "
         "it again, a proxy or mirror alters it: set HF_ENDPOINT to another)"
     )
 
 
-def _prepare_staging(staging: Path, revision: str) -> None:
-    """Keep what an earlier run of the same revision left; start afresh for another revision.
+def _prepare_staging(staging: Path, source: Source) -> None:
+    """Ready ``staging`` for a download from ``source``, noting the source in it.
 
-    Only a directory fetch-model made itself (it carries the note) is ever emptied."""
+    What an earlier run or source left is kept only when both it and ``source`` are verified
+    against the table: every release source at its pinned revision serves the same files. Unverified
+    files are never reused. Only a directory fetch-model made itself (it carries the note) is ever emptied."""
     note = staging / _STAGING_NOTE
     if staging.exists():
         if not staging.is_dir() or (any(staging.iterdir()) and not note.is_file()):
             raise InvalidParameter(
                 f"{staging} exists and is not an earlier fetch-model download; move it away or name another --out", field="out"
             )
-        if note.is_file() and json.loads(note.read_text()).get("revision") != revision:
+        if note.is_file() and not (source in SOURCES and _noted_source(note) in SOURCES):
             shutil.rmtree(staging)
     staging.mkdir(parents=True, exist_ok=True)
-    note.write_text(json.dumps({"revision": revision}))
+    note.write_text(json.dumps({"source": f"{source.repo}@{source.revision}"}))
+
+
+def _noted_source(note: Path) -> Source:
+    try:
+        recorded = json.loads(note.read_text()).get("source", "")
+    except (ValueError, AttributeError):  # unreadable, or not the object this module writes
+        recorded = ""
+    repo, _, revision = str(recorded).rpartition("@")
+    return Source(repo, revision)
 
 
 def _check_replaceable(out: Path) -> None:

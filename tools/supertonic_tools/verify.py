@@ -19,9 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from supertonic_engine.files import file_sha256
-from supertonic_engine.standin_marker import standin_mark
+from supertonic_engine.standin_marker import any_standin
 
 REAL, STANDIN, MODIFIED, MISSING = "real", "stand-in", "modified", "missing"
+# What to do about a modified or incomplete model directory (the commands of supertonic_cli/engine.py).
+_FIX = (
+    "Run `supertonic-lambda fetch-model --out DIR` for the real model, "
+    "or `supertonic-lambda make-model --size tiny|full --out DIR` for a stand-in."
+)
 
 
 @dataclass(frozen=True)
@@ -62,19 +67,14 @@ def check_file(model_dir: Path, path: str, expected: ReleaseFile) -> FileCheck:
     if not local.is_file():
         return FileCheck(path, MISSING, expected)
     size = local.stat().st_size
-    digest = file_sha256(local)
-    if size == expected.size and digest == expected.sha256:
+    # Hashing reads the whole file (a graph is up to 256 MB), the mark a few bytes: a file of another
+    # size is not the release's, so a stand-in graph is told by its mark alone.
+    digest = file_sha256(local) if size == expected.size else None
+    if digest == expected.sha256:
         return FileCheck(path, REAL, expected, size, digest)
-    if path.endswith(".onnx") and _carries_standin_mark(local):
-        return FileCheck(path, STANDIN, expected, size, digest)
-    return FileCheck(path, MODIFIED, expected, size, digest)
-
-
-def _carries_standin_mark(path: Path) -> bool:
-    try:
-        return standin_mark(path) is not None
-    except (OSError, ValueError):  # not a readable ONNX file: not a stand-in's graph either
-        return False
+    if path.endswith(".onnx") and any_standin([local]):
+        return FileCheck(path, STANDIN, expected, size)
+    return FileCheck(path, MODIFIED, expected, size, digest or file_sha256(local))
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class ModelCheck:
             graphs = ", ".join(f.path for f in self.with_status(STANDIN))
             return f"stand-in model: random weights, its audio is noise, not speech (stand-in graphs: {graphs})"
         wrong = self.with_status(MODIFIED) + self.with_status(MISSING)
-        return "modified: " + ", ".join(f"{f.path} {f.status}" for f in wrong)
+        return "modified: " + ", ".join(f"{f.path} {f.status}" for f in wrong) + f". {_FIX}"
 
 
 def check_model(model_dir: str | os.PathLike[str], files: Mapping[str, ReleaseFile]) -> ModelCheck:
