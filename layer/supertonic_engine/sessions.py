@@ -48,12 +48,13 @@ class Sessions:
     prepared: tuple[str, ...] = ()  # the graphs loaded from prepared copies
     precision: str = "fp32"  # of the text encoder and vector estimator
 
-    @property
+    @functools.cached_property
     def kind(self) -> str:
         """ "stand-in" when any graph these sessions run carries the stand-in mark, else "real".
 
         Read from the loaded graphs themselves (stock or prepared copy, fp32 or int8), so what
-        is said is what runs: the mark is ONNX metadata, which ONNX Runtime hands back as is."""
+        is said is what runs: the mark is ONNX metadata, which ONNX Runtime hands back as is.
+        Read once: every result says it, and the graphs do not change under a session."""
         loaded = (self.duration_predictor, self.text_encoder, self.vector_estimator, self.vocoder)
         return "stand-in" if any(STANDIN_KEY in s.get_modelmeta().custom_metadata_map for s in loaded) else "real"
 
