@@ -38,16 +38,16 @@ from .vocoder import build_vocoder
 
 logger = logging.getLogger(__name__)
 
-GraphFactory = Callable[[StandinDims, np.random.Generator | None], onnx.ModelProto]
-_BUILDERS: dict[str, GraphFactory] = {
-    "duration_predictor": lambda d, rng: build_duration_predictor(d.duration, rng),
-    "text_encoder": lambda d, rng: build_text_encoder(d.text, rng),
-    "vector_estimator": lambda d, rng: build_vector_estimator(d.estimator, rng),
-    "vocoder": lambda d, rng: build_vocoder(d.vocoder, rng),
+# graph -> which part of the dimensions it takes, and its builder
+_GRAPH_PARTS: dict[str, tuple[Callable[[StandinDims], Any], Callable[[Any, np.random.Generator | None], onnx.ModelProto]]] = {
+    "duration_predictor": (lambda d: d.duration, build_duration_predictor),
+    "text_encoder": (lambda d: d.text, build_text_encoder),
+    "vector_estimator": (lambda d: d.estimator, build_vector_estimator),
+    "vocoder": (lambda d: d.vocoder, build_vocoder),
 }
-# file name -> graph builder, in the runtime's order of graphs; the order gives each graph its own
-# random stream, so graphs do not depend on each other's draws.
-GRAPHS: dict[str, GraphFactory] = {f"{name}.onnx": _BUILDERS[name] for name in GRAPH_NAMES}
+# file names in the runtime's order of graphs; the order gives each graph its own random stream,
+# so graphs do not depend on each other's draws.
+GRAPHS = tuple(f"{name}.onnx" for name in GRAPH_NAMES)
 REQUIRED_FILES = (*(f"onnx/{name}" for name in GRAPHS), *SMALL_FILES)
 
 
@@ -117,9 +117,11 @@ def build_graph(filename: str, size: str = "tiny", seed: int = 0, *, weights: bo
     _check_request(size, seed)
     if filename not in GRAPHS:
         raise ValueError(f"unknown graph {filename!r}; use one of: {', '.join(GRAPHS)}")
-    rng = _rng(seed, list(GRAPHS).index(filename)) if weights else None
-    model = GRAPHS[filename](dims_for(size), rng)
-    mark = {"generator_version": GENERATOR_VERSION, "size": size, "seed": seed, "note": NOTE, "dims": _graph_dims(filename, size)}
+    rng = _rng(seed, GRAPHS.index(filename)) if weights else None
+    select, build = _GRAPH_PARTS[filename.removesuffix(".onnx")]
+    dims = select(dims_for(size))  # the tiny size's differ from what tts.json says: the mark records them
+    model = build(dims, rng)
+    mark = {"generator_version": GENERATOR_VERSION, "size": size, "seed": seed, "note": NOTE, "dims": dataclasses.asdict(dims)}
     onnx.helper.set_model_props(model, {STANDIN_KEY: json.dumps(mark, sort_keys=True)})
     return model
 
@@ -133,18 +135,6 @@ def write_files(root: Path, size: str, seed: int) -> None:
         # One graph at a time: the full estimator alone is 256 MB.
         (onnx_dir / filename).write_bytes(build_graph(filename, size, seed).SerializeToString())
     copy_small_files(root)
-
-
-def _graph_dims(filename: str, size: str) -> dict[str, int]:
-    """The internal widths of one graph of ``size``: the tiny ones differ from what tts.json says."""
-    dims = dims_for(size)
-    part: dict[str, Any] = {
-        "duration_predictor": dims.duration,
-        "text_encoder": dims.text,
-        "vector_estimator": dims.estimator,
-        "vocoder": dims.vocoder,
-    }
-    return dataclasses.asdict(part[filename.removesuffix(".onnx")])
 
 
 @functools.cache
