@@ -371,3 +371,21 @@ def test_snap_start_calls_restore_next_and_runs_the_hooks_before_the_first_next(
         "/2018-06-01/runtime/invocation/req-1/response",
     ]
     assert json.loads(records[2].body) == {"restored": ["hook"]}
+
+
+def test_a_prelude_that_is_not_json_is_an_error_before_the_response_starts(fake: FakeRuntimeApi) -> None:
+    closed = threading.Event()
+
+    def pieces() -> Iterator[bytes]:
+        try:
+            yield b"never sent"
+        finally:
+            closed.set()
+
+    body = pieces()
+    next(body)  # started, so closing it runs its finally
+    fake.invoke({}, "req-bad")
+    serve_one(RuntimeApi(fake.address), lambda event, context: StreamedAnswer({"statusCode": 200, "headers": {"x": {1, 2}}}, body))
+    (post,) = fake.posts()
+    assert post.path == "/2018-06-01/runtime/invocation/req-bad/error"
+    assert json.loads(post.body)["errorType"] == "Runtime.MarshalError" and closed.is_set()

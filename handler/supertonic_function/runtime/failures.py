@@ -14,6 +14,10 @@ import re
 import traceback
 from typing import Any
 
+# awslambdaric's names for a result or an event that is not JSON (awslambdaric/lambda_runtime_exception.py).
+UNMARSHAL_ERROR = "Runtime.UnmarshalError"
+MARSHAL_ERROR = "Runtime.MarshalError"
+
 
 class RuntimeFault(Exception):
     """A failure the runtime itself names (a handler it cannot load, an event it cannot read), typed as awslambdaric types it."""

@@ -23,7 +23,7 @@ from ..telemetry import logger
 from .answer import StreamedAnswer
 from .api import Invocation, RuntimeApi
 from .context import ClientContext, CognitoIdentity, LambdaContext
-from .failures import RuntimeFault, error_document
+from .failures import MARSHAL_ERROR, UNMARSHAL_ERROR, RuntimeFault, error_document
 from .hooks import run_after_restore_hooks
 from .streaming import StreamReport, stream_answer
 
@@ -33,8 +33,6 @@ MALFORMED_HANDLER_NAME = "Runtime.MalformedHandlerName"
 IMPORT_MODULE_ERROR = "Runtime.ImportModuleError"
 HANDLER_NOT_FOUND = "Runtime.HandlerNotFound"
 USER_CODE_SYNTAX_ERROR = "Runtime.UserCodeSyntaxError"
-UNMARSHAL_ERROR = "Runtime.UnmarshalError"
-MARSHAL_ERROR = "Runtime.MarshalError"
 SNAP_START = "snap-start"
 EXIT_INIT_FAILED, EXIT_RESTORE_NEXT_FAILED, EXIT_RESTORE_HOOK_FAILED = 1, 64, 65
 
@@ -102,7 +100,12 @@ def serve_one(api: RuntimeApi, handler: Handler) -> None:
         api.post_invocation_error(invocation.request_id, error_document(exc, invocation.request_id))
         return
     if isinstance(result, StreamedAnswer):
-        _log_stream(stream_answer(api, invocation.request_id, result))
+        try:
+            report = stream_answer(api, invocation.request_id, result)
+        except RuntimeFault as fault:  # refused before the response started, so /error is still allowed
+            api.post_invocation_error(invocation.request_id, error_document(fault, invocation.request_id))
+            return
+        _log_stream(report)
         return
     try:
         body = json.dumps(result).encode()

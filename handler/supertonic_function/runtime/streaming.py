@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .answer import StreamedAnswer
 from .api import ERROR_BODY_HEADER, ERROR_TYPE_HEADER, ResponseStream, RuntimeApi, StreamBroken
-from .failures import stream_error_body, stream_error_type
+from .failures import MARSHAL_ERROR, RuntimeFault, stream_error_body, stream_error_type
 
 PRELUDE_END = b"\0" * 8
 
@@ -42,13 +42,21 @@ def prelude_bytes(answer: StreamedAnswer) -> bytes:
 
 
 def stream_answer(api: RuntimeApi, request_id: str, answer: StreamedAnswer) -> StreamReport:
-    """Posts ``answer`` as it is made. A cut connection closes the answer (its work stops) and is reported, not raised."""
+    """Posts ``answer`` as it is made. A cut connection closes the answer (its work stops) and is reported, not raised.
+
+    A prelude that is not JSON raises ``RuntimeFault`` (``Runtime.MarshalError``) before anything is posted.
+    """
     started = time.perf_counter()
     sent = 0
+    try:
+        first = prelude_bytes(answer)
+    except (TypeError, ValueError) as exc:
+        answer.close()
+        raise RuntimeFault(MARSHAL_ERROR, f"Unable to marshal the streamed answer's prelude: {exc}") from exc
     stream: ResponseStream | None = None
     try:
         stream = api.open_stream(request_id, answer.media_type)
-        stream.write(prelude_bytes(answer))
+        stream.write(first)
         try:
             for piece in answer.body:
                 stream.write(piece)
@@ -56,8 +64,9 @@ def stream_answer(api: RuntimeApi, request_id: str, answer: StreamedAnswer) -> S
         except StreamBroken:
             raise
         except Exception as exc:  # the body's own failure, after the response started: trailers, not /error
-            stream.finish({ERROR_TYPE_HEADER: stream_error_type(exc), ERROR_BODY_HEADER: stream_error_body(exc)})
-            return StreamReport(request_id, sent, time.perf_counter() - started, "error", stream_error_type(exc), str(exc))
+            error_type = stream_error_type(exc)
+            stream.finish({ERROR_TYPE_HEADER: error_type, ERROR_BODY_HEADER: stream_error_body(exc)})
+            return StreamReport(request_id, sent, time.perf_counter() - started, "error", error_type, str(exc))
         stream.finish()
     except StreamBroken as exc:
         answer.close()
