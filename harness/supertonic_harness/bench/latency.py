@@ -268,7 +268,7 @@ class Sample:
     bytes: int
     margin_s: float | None
     chunks: int | None  # x-supertonic-chunks
-    audio_s: float | None  # x-supertonic-duration-s
+    audio_s: float  # x-supertonic-duration-s, else the decoded body's
     peak_rss_mb: float | None
     cgroup_peak_mb: float | None
     init_ms: float | None
@@ -324,8 +324,10 @@ def timed_request(function: RunningFunction, document: Mapping[str, Any], kind: 
         raise LatencyRunError(f"POST {PATH} answered {answer.status}: {answer.body[:300]!r}\n{tail}")
     invocation = function.tap.next()
     streamed = answer.headers.get("transfer-encoding", "").lower() == "chunked"
-    margin = smallest_margin(answer.arrivals, Mp3Prefixes(answer.pieces)) if streamed else None
-    duration = answer.headers.get("x-supertonic-duration-s")
+    prefixes = Mp3Prefixes(answer.pieces)
+    margin = smallest_margin(answer.arrivals, prefixes) if streamed else None
+    # A streamed answer's headers go out before its length is known: then the audio is measured.
+    duration = answer.headers.get("x-supertonic-duration-s") or f"{prefixes(len(answer.pieces)):.3f}"
     chunks = answer.headers.get("x-supertonic-chunks")
     return Sample(
         kind=kind,
@@ -335,7 +337,7 @@ def timed_request(function: RunningFunction, document: Mapping[str, Any], kind: 
         bytes=sum(map(len, answer.pieces)),
         margin_s=margin,
         chunks=int(chunks) if chunks else None,
-        audio_s=float(duration) if duration else None,
+        audio_s=float(duration),
         peak_rss_mb=invocation.peak_rss_mb if invocation else None,
         cgroup_peak_mb=invocation.cgroup_peak_mb if invocation else None,
         init_ms=invocation.init_ms if invocation else None,
@@ -409,7 +411,9 @@ def run_pair(
             for mode in settings.modes:
                 started = time.monotonic()
                 with running_function(model_dir, profile, precision, mode) as function:
-                    samples[mode, name].append(timed_request(function, request_document(TEXTS[name], settings, k), "cold", started))
+                    sample = timed_request(function, request_document(TEXTS[name], settings, k), "cold", started)
+                sample.wall_s = time.monotonic() - started  # the function's start and stop included
+                samples[mode, name].append(sample)
                 done += 1
                 progress.update(done, f"{profile} {precision} cold {name}")
     with ExitStack() as stack:
