@@ -381,6 +381,33 @@ def test_an_error_trailer_cuts_the_stream_and_is_logged(front):
     assert any("Sample.Failure" in entry and "broke after the first byte" in entry for entry in front.log)
 
 
+def test_a_client_that_goes_away_makes_the_functions_next_writes_fail(front):
+    client_left = threading.Event()
+
+    def runtime(wire: WireRuntime, request_id: str, _: dict) -> str:
+        stream = wire.open_stream(request_id)
+        wire.write(stream, _prelude(200, {"content-type": "audio/wav"}) + b"first")
+        assert client_left.wait(WAIT_S)
+        try:
+            for _ in range(10_000):  # a write into a closed socket fails once the peer's reset is back
+                wire.write(stream, b"x" * 65536)
+        except OSError:
+            return "write failed"
+        finally:
+            stream.close()
+        return "every write went through"
+
+    with playing(front, runtime) as runtime_result:
+        connection = front.connect()
+        connection.request("GET", "/leave")
+        response = connection.getresponse()
+        assert response.read1() == b"first"
+        connection.close()
+        client_left.set()
+        assert runtime_result() == "write failed"
+    assert "the client went away" in front.logged("GET /leave")
+
+
 def test_an_answer_that_is_not_streamed_is_answered_as_in_buffered_mode(front):
     def runtime(wire: WireRuntime, request_id: str, _: dict) -> int:
         return wire.respond(

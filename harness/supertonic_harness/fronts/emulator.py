@@ -444,6 +444,7 @@ def run(args: argparse.Namespace) -> int:
         server = FunctionUrlServer(local, args.port).start()
         print(f"Invoke API: curl {local.sandbox.invoke_url} -d '{{}}'")
         print(f'function URL: curl {server.url} -d \'{{"text":"안녕하세요"}}\' -o out.wav')
+        print(f"function URL invoke mode: {local.sandbox.function.invoke_mode}")
         print(f"playground: open {server.url} in a browser")
         print("Ctrl-C to stop", flush=True)
         try:
