@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import http.client
 import queue
 import re
@@ -370,7 +371,8 @@ class RuntimeApiProxy:
                     relay.put(StreamEnd(time.perf_counter(), False, trailers))
                     self._finish_upstream(upstream, {})
                     self.close_connection = True
-                    self.connection.shutdown(socket.SHUT_RDWR)
+                    with contextlib.suppress(OSError):  # the runtime may have closed it already
+                        self.connection.shutdown(socket.SHUT_RDWR)
                     return
                 answer = self._finish_upstream(upstream, trailers)
                 if answer is None:
