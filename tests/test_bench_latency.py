@@ -127,7 +127,7 @@ def test_a_tiny_run_times_both_modes_end_to_end(tmp_path, capsys) -> None:
     prepared = report["texts"]["paragraph"]
     assert prepared["first_chars"] <= 60 and prepared["count"] >= 2
     for cell in cells.values():
-        assert cell["warm_requests"] == 2 and len(cell["cold_ttfb_s"]) == 1
+        assert cell["failures"] == [] and cell["warm_requests"] == 2 and len(cell["cold_ttfb_s"]) == 1
         assert cell["ttfb_p50_s"] <= cell["last_byte_p50_s"]
         assert cell["chunks_header"] == [prepared["count"]]
         assert cell["peak_rss_mb_max"] > 0

@@ -65,7 +65,11 @@ INVOCATION_WAIT_S = 30.0  # the harness's measurements of an invocation follow i
 
 
 class LatencyRunError(RuntimeError):
-    """A request of the benchmark did not get audio: the run stops rather than time an error."""
+    """The run cannot be made as asked (a streamed run on a tree without streaming)."""
+
+
+class RequestFailed(RuntimeError):
+    """One request got no audio (a 504 past the deadline, a stream cut short): recorded, not timed."""
 
 
 # --- the arithmetic ------------------------------------------------------------------------------------------
@@ -152,6 +156,7 @@ class Answer:
     headers: dict[str, str]
     arrivals: list[float]
     pieces: list[bytes]
+    cut: bool = False  # the body ended before its end (a streamed answer that failed after its first byte)
 
     @property
     def ttfb_s(self) -> float | None:
@@ -177,10 +182,14 @@ def timed_post(url: str, document: Mapping[str, Any], timeout_s: float) -> Answe
         response = connection.getresponse()
         arrivals: list[float] = []
         pieces: list[bytes] = []
-        while piece := response.read1(1 << 16):  # what has arrived, at most one chunk of a chunked body
-            arrivals.append(time.perf_counter() - sent)
-            pieces.append(piece)
-        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, arrivals, pieces)
+        cut = False
+        try:
+            while piece := response.read1(1 << 16):  # what has arrived, at most one chunk of a chunked body
+                arrivals.append(time.perf_counter() - sent)
+                pieces.append(piece)
+        except (http.client.IncompleteRead, ConnectionError):
+            cut = True
+        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, arrivals, pieces, cut)
     finally:
         connection.close()
 
@@ -319,9 +328,9 @@ def running_function(model_dir: Path, profile: str, precision: str, mode: str) -
 def timed_request(function: RunningFunction, document: Mapping[str, Any], kind: str, started: float) -> Sample:
     function.tap.drain()
     answer = timed_post(function.url, document, function.timeout_s)
-    if answer.status != 200 or not answer.pieces:
-        tail = "\n".join(function.log[-5:])
-        raise LatencyRunError(f"POST {PATH} answered {answer.status}: {answer.body[:300]!r}\n{tail}")
+    if answer.status != 200 or not answer.pieces or answer.cut:
+        what = "its stream was cut" if answer.cut else f"{answer.status}: {answer.body[:300].decode(errors='replace')}"
+        raise RequestFailed(f"POST {PATH} ({kind}) answered {what}")
     invocation = function.tap.next()
     streamed = answer.headers.get("transfer-encoding", "").lower() == "chunked"
     prefixes = Mp3Prefixes(answer.pieces)
@@ -376,8 +385,8 @@ def run_latency(settings: Settings, echo: Callable[[str], None] = lambda line: p
     for profile in settings.profiles:
         for precision in settings.precisions:
             samples = run_pair(model_dir, profile, precision, settings, echo)
-            for (mode, text_name), found in samples.items():
-                cells.append(summarize_cell(profile, precision, mode, text_name, found))
+            for (mode, text_name), (found, failed) in samples.items():
+                cells.append(summarize_cell(profile, precision, mode, text_name, found, failed))
     report = {
         "mode": "latency",
         "machine": {**machine_facts(), "load_average": os.getloadavg()[0]},
@@ -400,9 +409,11 @@ def run_latency(settings: Settings, echo: Callable[[str], None] = lambda line: p
 
 def run_pair(
     model_dir: Path, profile: str, precision: str, settings: Settings, echo: Callable[[str], None]
-) -> dict[tuple[str, str], list[Sample]]:
-    """Every mode's samples at one profile and precision: cold ones first, then the warm ones alternating modes."""
+) -> dict[tuple[str, str], tuple[list[Sample], list[str]]]:
+    """Every mode's samples and failures at one profile and precision: cold ones first, then the warm
+    ones alternating modes. After a failure, the rest of that text in that mode is skipped."""
     samples: dict[tuple[str, str], list[Sample]] = {(mode, name): [] for mode in settings.modes for name in settings.texts}
+    failures: dict[tuple[str, str], list[str]] = {key: [] for key in samples}
     cold_texts = [name for name in settings.cold_texts if name in settings.texts]
     total = settings.cold * len(cold_texts) * len(settings.modes) + sum(settings.requests[n] for n in settings.texts) * len(settings.modes)
     progress, done = Progress(total), 0
@@ -410,33 +421,46 @@ def run_pair(
         for k in range(settings.cold):
             for mode in settings.modes:
                 started = time.monotonic()
-                with running_function(model_dir, profile, precision, mode) as function:
-                    sample = timed_request(function, request_document(TEXTS[name], settings, k), "cold", started)
-                sample.wall_s = time.monotonic() - started  # the function's start and stop included
-                samples[mode, name].append(sample)
+                try:
+                    with running_function(model_dir, profile, precision, mode) as function:
+                        sample = timed_request(function, request_document(TEXTS[name], settings, k), "cold", started)
+                    sample.wall_s = time.monotonic() - started  # the function's start and stop included
+                    samples[mode, name].append(sample)
+                except RequestFailed as error:
+                    failures[mode, name].append(str(error))
                 done += 1
                 progress.update(done, f"{profile} {precision} cold {name}")
     with ExitStack() as stack:
         functions = {mode: stack.enter_context(running_function(model_dir, profile, precision, mode)) for mode in settings.modes}
-        for function in functions.values():  # its init and first request are not a warm sample
-            timed_request(function, request_document(TEXTS[settings.texts[0]], settings, 0), "warm-up", time.monotonic())
+        for mode, function in functions.items():  # its init and first request are not a warm sample
+            try:
+                timed_request(function, request_document(TEXTS[settings.texts[0]], settings, 0), "warm-up", time.monotonic())
+            except RequestFailed as error:
+                failures[mode, settings.texts[0]].append(str(error))
         for name in settings.texts:
             for i in range(settings.requests[name]):
                 for mode, function in functions.items():  # A B A B: the same text and seed, one after the other
-                    started = time.monotonic()
-                    samples[mode, name].append(timed_request(function, request_document(TEXTS[name], settings, i), "warm", started))
                     done += 1
                     progress.update(done, f"{profile} {precision} {name}")
+                    if failures[mode, name]:
+                        continue  # the same text would fail again, most likely after the whole timeout
+                    started = time.monotonic()
+                    try:
+                        samples[mode, name].append(timed_request(function, request_document(TEXTS[name], settings, i), "warm", started))
+                    except RequestFailed as error:
+                        failures[mode, name].append(str(error))
     progress.close()
-    echo(f"{profile} {precision}: done")
-    return samples
+    for (mode, name), found in failures.items():
+        if found:
+            echo(f"{profile} {precision} {mode} {name}: {len(found)} failed, the first: {found[0]}")
+    return {key: (found, failures[key]) for key, found in samples.items()}
 
 
 def _rounded(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def summarize_cell(profile: str, precision: str, mode: str, text_name: str, samples: list[Sample]) -> dict[str, Any]:
+def summarize_cell(profile: str, precision: str, mode: str, text_name: str, samples: list[Sample], failures: list[str]) -> dict[str, Any]:
     warm = [s for s in samples if s.kind == "warm"]
     cold = [s for s in samples if s.kind == "cold"]
     margins = [s.margin_s for s in samples if s.margin_s is not None]
@@ -462,6 +486,7 @@ def summarize_cell(profile: str, precision: str, mode: str, text_name: str, samp
         "audio_s": samples[0].audio_s if samples else None,
         "wall_s_per_warm_request": _rounded(statistics.mean(s.wall_s for s in warm)) if warm else None,
         "wall_s_per_cold_request": _rounded(statistics.mean(s.wall_s for s in cold)) if cold else None,
+        "failures": failures,
         "samples": [dataclasses.asdict(s) for s in samples],
     }
 
@@ -529,7 +554,7 @@ def format_latency(report: dict[str, Any]) -> list[str]:
         "",
     ]
     header = (
-        f"{'profile':<12}{'prec':<5}{'mode':<16}{'text':<10}{'n':>3}{'TTFB p50':>9}{'p95':>6}{'last p50':>9}{'p95':>7}"
+        f"{'profile':<12}{'prec':<5}{'mode':<16}{'text':<10}{'n':>3}{'fail':>5}{'TTFB p50':>9}{'p95':>6}{'last p50':>9}{'p95':>7}"
         f"{'cold TTFB':>11}{'cold last':>11}{'margin':>8}{'chunks':>7}{'peak MB':>8}"
     )
     lines += [header, "-" * len(header)]
@@ -539,10 +564,13 @@ def format_latency(report: dict[str, Any]) -> list[str]:
         chunks = ",".join(map(str, c["chunks_header"])) or "-"
         peak = "-" if c["peak_rss_mb_max"] is None else f"{c['peak_rss_mb_max']:.0f}"
         lines.append(
-            f"{c['profile']:<12}{c['precision']:<5}{c['mode']:<16}{c['text']:<10}{c['warm_requests']:>3}{_s(c['ttfb_p50_s']):>9}"
+            f"{c['profile']:<12}{c['precision']:<5}{c['mode']:<16}{c['text']:<10}{c['warm_requests']:>3}{len(c['failures']):>5}{_s(c['ttfb_p50_s']):>9}"
             f"{_s(c['ttfb_p95_s']):>6}{_s(c['last_byte_p50_s']):>9}{_s(c['last_byte_p95_s']):>7}{cold_ttfb:>11}{cold_last:>11}"
             f"{_s(c['smallest_margin_s']):>8}{chunks:>7}{peak:>8}"
         )
+    for c in report["cells"]:
+        if c["failures"]:
+            lines.append(f"{c['profile']} {c['precision']} {c['mode']} {c['text']}: {c['failures'][0]}")
     if report["ratios"]:
         lines += [
             "",
