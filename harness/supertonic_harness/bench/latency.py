@@ -38,15 +38,13 @@ from urllib.parse import urlsplit
 
 from supertonic_engine.config import ENV_PRECISION, PRECISIONS
 
-from ..function.rie import REPO_ROOT, FunctionSpec
+from ..function.rie import INVOKE_MODES, REPO_ROOT, RESPONSE_STREAM
 from ..function.sandbox import Invocation, Sandbox
 from ..replay.report import Progress
 from .spawner import machine_facts
 from .texts import LATENCY_PARAGRAPH, LATENCY_SENTENCE, VOICE, long_text
 
-ENV_INVOKE_MODE = "SUPERTONIC_FUNCTION_URL_INVOKE_MODE"
-INVOKE_MODES = ("BUFFERED", "RESPONSE_STREAM")
-STREAMED = "RESPONSE_STREAM"
+STREAMED = RESPONSE_STREAM
 DEFAULT_PROFILES = ("2vcpu-2gb", "lambda-2048")
 TEXTS: dict[str, str] = {
     "sentence": LATENCY_SENTENCE,
@@ -231,8 +229,6 @@ class InvocationTap:
 
 def missing_streaming_pieces() -> list[str]:
     """What a streamed run needs that this tree lacks (empty: everything is there)."""
-    from ..fronts.local import add_function_arguments
-
     missing = []
     if importlib.util.find_spec("supertonic_function.runtime.__main__") is None:
         missing.append("the function's runtime loop (python -m supertonic_function.runtime)")
@@ -240,12 +236,6 @@ def missing_streaming_pieces() -> list[str]:
 
     if "first_chunk_chars" not in FIELDS:
         missing.append("the handler's streamed answers (request field first_chunk_chars)")
-    if "invoke_mode" not in {f.name for f in dataclasses.fields(FunctionSpec)}:
-        missing.append("the harness relay (FunctionSpec.invoke_mode)")
-    parser = argparse.ArgumentParser()
-    add_function_arguments(parser)
-    if not any("--invoke-mode" in action.option_strings for action in parser._actions):
-        missing.append("the function URL front's --invoke-mode")
     return missing
 
 
@@ -309,12 +299,9 @@ def running_function(model_dir: Path, profile: str, precision: str, mode: str) -
 
     parser = argparse.ArgumentParser()
     add_function_arguments(parser)
-    argv = ["--profile", profile, "--model", str(model_dir), "--no-s3"]
-    if any("--invoke-mode" in action.option_strings for action in parser._actions):
-        argv += ["--invoke-mode", mode]
-    args = parser.parse_args(argv)
+    args = parser.parse_args(["--profile", profile, "--model", str(model_dir), "--no-s3", "--invoke-mode", mode])
     log: list[str] = []
-    overrides = {ENV_PRECISION: precision, ENV_INVOKE_MODE: mode}
+    overrides = {ENV_PRECISION: precision}
     with ExitStack() as stack:
         local = stack.enter_context(start_local_function(args, echo=log.append, environment_overrides=overrides))
         tap = InvocationTap(local.sandbox)
