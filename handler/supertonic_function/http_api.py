@@ -33,7 +33,7 @@ from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 from supertonic_engine import CAPTION_TYPES, DEFAULT_VOICE, MARKS_CONTENT_TYPE, Prepared, available_formats
 from supertonic_engine.errors import InvalidParameter, SupertonicError
 
-from . import jobs, streaming
+from . import jobs, streamed
 from .cors import cors_headers
 from .described import describe
 from .envelopes import check_function_url, method_of
@@ -175,12 +175,12 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> Answer:
     # Before synthesis: a request nobody can accept the answer to costs nothing.
     answer = call.negotiate([prepared.format.content_type.split(";")[0], JSON_TYPE])
     if service.config.streams and answer != JSON_TYPE and call.method != "HEAD":
-        streamed = streaming.audio_answer(
+        streamed = streamed.audio_answer(
             service.engine,
             prepared,
             budget_s=call.invocation.synthesis_budget_s(),
             request_id=call.invocation.request_id,
-            settings=streaming.StreamSettings.of(service.config),
+            settings=streamed.StreamSettings.of(service.config),
         )
         if streamed is not None:  # else past the streaming cap: parked in S3 below, as a buffered answer is
             return streamed
@@ -197,16 +197,16 @@ def _events(service: Service, call: HttpCall, prepared: Prepared) -> Answer:
     """Server-sent events: streamed in RESPONSE_STREAM mode, whole in BUFFERED mode."""
     if prepared.extras.captions:
         raise InvalidParameter("captions are a file of their own: ask for them with stream_format 'audio'", field="stream_format")
-    events = streaming.event_answer(
+    events = streamed.event_answer(
         service.engine,
         prepared,
         budget_s=call.invocation.synthesis_budget_s(),
         request_id=call.invocation.request_id,
-        settings=streaming.StreamSettings.of(service.config),
+        settings=streamed.StreamSettings.of(service.config),
     )
     if service.config.streams and call.method != "HEAD":
         return events
-    body = streaming.joined(events)
+    body = streamed.joined(events)
     if len(body) > SYNC_RESPONSE_LIMIT:
         raise ResponseTooLarge(len(body), SYNC_RESPONSE_LIMIT, len(prepared.text), prepared.format.name)
     return binary_response(200, body, dict(events.prelude["headers"]) if events.prelude else {})
@@ -243,7 +243,7 @@ def handle(service: Service, event: dict[str, Any], invocation: LambdaCall) -> A
     mode every answer is a ``StreamedAnswer``: the URL reads the prelude of each, streamed audio or not."""
     answer = _answer(service, event, invocation)
     if service.config.streams and not isinstance(answer, StreamedAnswer):
-        return streaming.as_streamed(answer)
+        return streamed.as_streamed(answer)
     return answer
 
 
