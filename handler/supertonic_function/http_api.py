@@ -175,15 +175,15 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> Answer:
     # Before synthesis: a request nobody can accept the answer to costs nothing.
     answer = call.negotiate([prepared.format.content_type.split(";")[0], JSON_TYPE])
     if service.config.streams and answer != JSON_TYPE and call.method != "HEAD":
-        streamed = streamed.audio_answer(
+        audio = streamed.audio_answer(
             service.engine,
             prepared,
             budget_s=call.invocation.synthesis_budget_s(),
             request_id=call.invocation.request_id,
             settings=streamed.StreamSettings.of(service.config),
         )
-        if streamed is not None:  # else past the streaming cap: parked in S3 below, as a buffered answer is
-            return streamed
+        if audio is not None:  # else past the streaming cap: parked in S3 below, as a buffered answer is
+            return audio
     rendered = render(
         service.engine,
         prepared,
