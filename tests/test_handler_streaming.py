@@ -131,7 +131,7 @@ def test_every_answer_is_a_stream_with_its_status_in_the_prelude(app: Any, confi
     assert json.loads(b"".join(health.body))["status"] == "ok"
 
     refused = _call(app, _post({"text": TEXT, "voice": "nobody"}))
-    assert isinstance(refused, StreamedAnswer) and refused.prelude["statusCode"] == 400
+    assert isinstance(refused, StreamedAnswer) and refused.prelude["statusCode"] == 422
     assert json.loads(b"".join(refused.body))["error"]["field"] == "voice"
 
     head = _call(app, http_to_event("HEAD", "/?text=Hi%20there.&steps=1", [], b""))

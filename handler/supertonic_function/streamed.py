@@ -19,7 +19,6 @@ The same events are the answer of ``stream_format: "sse"`` in ``BUFFERED`` mode 
 from __future__ import annotations
 
 import base64
-import itertools
 import json
 import time
 from collections.abc import Iterator, Mapping
@@ -101,7 +100,7 @@ def audio_answer(
     pieces = _coalesced(stream.audio(), settings.min_write_bytes)
     first = _first(pieces)  # a failure in the first chunk is still an ordinary HTTP error
     described = _headers(engine, prepared, planned) | {"content-type": content_type(fmt, engine.sample_rate)}
-    return StreamedAnswer(_prelude(200, described | dict(headers or {})), itertools.chain([first], pieces))
+    return StreamedAnswer(_prelude(200, described | dict(headers or {})), _after(first, pieces))
 
 
 def event_answer(
@@ -123,7 +122,7 @@ def event_answer(
         "content-type": f"{SSE_TYPE}; charset=utf-8",
         "x-supertonic-audio-type": content_type(prepared.format, engine.sample_rate),
     }
-    return StreamedAnswer(_prelude(200, described | dict(headers or {})), itertools.chain([first], pieces))
+    return StreamedAnswer(_prelude(200, described | dict(headers or {})), _after(first, pieces))
 
 
 def as_streamed(response: Mapping[str, Any]) -> StreamedAnswer:
@@ -241,6 +240,15 @@ class _Synthesis:
 def _first(pieces: Iterator[bytes]) -> bytes:
     """The first piece, made before the answer starts; a body that has none is one empty piece."""
     return next(pieces, b"")
+
+
+def _after(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    """``first``, then ``rest``; closing it closes ``rest`` at once (the synthesis behind it stops)."""
+    try:
+        yield first
+        yield from rest
+    finally:
+        _close(rest)
 
 
 def _coalesced(pieces: Iterator[bytes], min_bytes: int) -> Iterator[bytes]:
