@@ -317,7 +317,10 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
             if name.lower() not in ("content-length", "connection", "transfer-encoding"):
                 self.send_header(name, value)
         self.send_header("x-amzn-requestid", request_id)
-        self.send_header("transfer-encoding", "chunked")
+        if self.command != "HEAD":
+            self.send_header("transfer-encoding", "chunked")
+        elif (length := response.header("content-length")) is not None:
+            self.send_header("content-length", length)  # as _send: the length GET would send
         self.end_headers()
         self.wfile.flush()
 
