@@ -14,7 +14,6 @@ from supertonic_harness.bench.latency import (
     STREAMED,
     Mp3Prefixes,
     Settings,
-    missing_streaming_pieces,
     percentile,
     run_latency,
     smallest_margin,
@@ -107,9 +106,6 @@ def test_latency_flags_pick_the_cells_and_refuse_unknown_ones() -> None:
 
 
 def test_a_tiny_run_times_both_modes_end_to_end(tmp_path, capsys) -> None:
-    missing = missing_streaming_pieces()
-    if missing:
-        pytest.skip("streaming is not all there yet: " + "; ".join(missing))
     settings = Settings(
         model="tiny",
         profiles=("2vcpu-2gb",),

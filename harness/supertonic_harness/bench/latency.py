@@ -21,7 +21,6 @@ import argparse
 import bisect
 import dataclasses
 import http.client
-import importlib.util
 import io
 import json
 import os
@@ -60,10 +59,6 @@ DEFAULT_JSON = REPO_ROOT / "benchmarks" / "latency.json"
 PATH = "/v1/tts"
 FORMAT = "mp3"
 INVOCATION_WAIT_S = 30.0  # the harness's measurements of an invocation follow its last byte closely
-
-
-class LatencyRunError(RuntimeError):
-    """The run cannot be made as asked (a streamed run on a tree without streaming)."""
 
 
 class RequestFailed(RuntimeError):
@@ -224,21 +219,6 @@ class InvocationTap:
             return None
 
 
-# --- what must be there -----------------------------------------------------------------------------------
-
-
-def missing_streaming_pieces() -> list[str]:
-    """What a streamed run needs that this tree lacks (empty: everything is there)."""
-    missing = []
-    if importlib.util.find_spec("supertonic_function.runtime.__main__") is None:
-        missing.append("the function's runtime loop (python -m supertonic_function.runtime)")
-    from supertonic_function.request import FIELDS
-
-    if "first_chunk_chars" not in FIELDS:
-        missing.append("the handler's streamed answers (request field first_chunk_chars)")
-    return missing
-
-
 # --- the run ----------------------------------------------------------------------------------------------
 
 
@@ -341,13 +321,26 @@ def timed_request(function: RunningFunction, document: Mapping[str, Any], kind: 
     )
 
 
+def synthesis_settings(settings: Settings) -> dict[str, Any]:
+    """What the function synthesizes with besides the request's voice and format: the template's
+    deployment defaults (``SUPERTONIC_FIRST_CHUNK_*``, read as the function reads them) under the
+    fields the requests send."""
+    from supertonic_function.config import FunctionConfig
+
+    from ..function.template import DEFAULT_TEMPLATE, Template
+
+    deployed = FunctionConfig.from_env(Template.load(DEFAULT_TEMPLATE).function().environment).synthesis_defaults()
+    sent = request_document("", settings, 0)
+    return {**deployed, **{name: sent[name] for name in ("first_chunk_chars", "first_chunk_steps") if name in sent}}
+
+
 def prepared_chunks(model_dir: Path, text: str, settings: Settings) -> dict[str, Any]:
-    """The chunks the engine's ``prepare`` makes of ``text`` with the settings the requests send."""
+    """The chunks the engine's ``prepare`` makes of ``text`` with the function's settings."""
     from supertonic_engine import SynthesisOptions
     from supertonic_engine.assets import load_assets
     from supertonic_engine.preparation import Preparer
 
-    options = SynthesisOptions(voice=VOICE, first_chunk_chars=settings.first_chunk_chars, first_chunk_steps=settings.first_chunk_steps)
+    options = SynthesisOptions(voice=VOICE, **synthesis_settings(settings))
     prepared = Preparer(load_assets(model_dir)).prepare(text, options, format=FORMAT)
     return {"count": len(prepared.chunks), "first_chars": len(prepared.chunks[0]), "chunk_chars": [len(c) for c in prepared.chunks]}
 
@@ -364,8 +357,6 @@ def resolve_model_dir(model: str, precisions: Sequence[str]) -> Path:
 
 
 def run_latency(settings: Settings, echo: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> dict[str, Any]:
-    if STREAMED in settings.modes and (missing := missing_streaming_pieces()):
-        raise LatencyRunError("a RESPONSE_STREAM run needs " + "; ".join(missing))
     model_dir = resolve_model_dir(settings.model, settings.precisions)
     began = time.monotonic()
     cells: list[dict[str, Any]] = []
@@ -385,6 +376,7 @@ def run_latency(settings: Settings, echo: Callable[[str], None] = lambda line: p
         "voice": VOICE,
         "concurrency": 1,
         "settings": {**dataclasses.asdict(settings), "requests": dict(settings.requests)},
+        "synthesis": synthesis_settings(settings),
         "texts": {name: {"chars": len(TEXTS[name]), **prepared_chunks(model_dir, TEXTS[name], settings)} for name in settings.texts},
         "cells": cells,
         "elapsed_s": time.monotonic() - began,
@@ -533,7 +525,9 @@ def format_latency(report: dict[str, Any]) -> list[str]:
     lines = [
         f"model: {report['model_kind']} ({report['model_dir']}), {machine['cpu']} ({machine['cores']} cores), "
         f"load average {machine['load_average']:.2f} at start",
-        f"POST {report['path']} {report['format']}, voice {report['voice']}, concurrency 1; times in seconds from sending the request",
+        f"POST {report['path']} {report['format']}, voice {report['voice']}, concurrency 1, "
+        + ", ".join(f"{k} {v}" for k, v in report["synthesis"].items())
+        + "; times in seconds from sending the request",
         "texts: "
         + "; ".join(
             f"{name} {t['chars']} chars -> {t['count']} chunks, the first {t['first_chars']} chars" for name, t in report["texts"].items()
@@ -637,15 +631,10 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 def run_latency_command(args: argparse.Namespace, json_path: Path | None) -> int:
-    settings = settings_from_args(args)
-    try:
-        report = run_latency(settings)
-    except LatencyRunError as error:
-        print(f"supertonic-lambda bench --latency: {error}", file=sys.stderr)
-        return 1
+    report = run_latency(settings_from_args(args))
     print("\n".join(format_latency(report)))
     path = json_path or DEFAULT_JSON
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2, ensure_ascii=False))
     print(f"\nwrote {path}")
-    return 0
+    return 1 if any(cell["failures"] for cell in report["cells"]) else 0
