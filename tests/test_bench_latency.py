@@ -14,6 +14,7 @@ from supertonic_harness.bench.latency import (
     STREAMED,
     Mp3Prefixes,
     Settings,
+    coalesce,
     percentile,
     run_latency,
     smallest_margin,
@@ -38,6 +39,12 @@ def test_margin_is_the_audio_ahead_of_each_piece_at_its_worst() -> None:
     assert smallest_margin(arrivals, before.__getitem__) == -0.5
     # Audio always ahead: the tightest piece is the second, with 1 - 0.5 s to spare.
     assert smallest_margin([0.0, 0.5, 1.0], [0.0, 1.0, 4.0].__getitem__) == 0.5
+
+
+def test_reads_a_moment_apart_are_one_arrival_at_the_last_read() -> None:
+    arrivals, pieces = coalesce([0.5, 0.5005, 0.501, 0.75, 2.0], [b"a", b"b", b"c", b"d", b"e"], within_s=0.001)
+    assert (arrivals, pieces) == ([0.501, 0.75, 2.0], [b"abc", b"d", b"e"])
+    assert coalesce([], []) == ([], [])
 
 
 def test_one_piece_has_no_margin() -> None:

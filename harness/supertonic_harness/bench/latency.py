@@ -58,6 +58,9 @@ DEFAULT_COLD = 2
 DEFAULT_JSON = REPO_ROOT / "benchmarks" / "latency.json"
 PATH = "/v1/tts"
 FORMAT = "mp3"
+# Reads this close together are one arrival: http.client hands a write over in pieces of its 8 KiB
+# buffer, and a piece read a few microseconds after another brings no new audio in time.
+SAME_ARRIVAL_S = 0.001
 INVOCATION_WAIT_S = 30.0  # the harness's measurements of an invocation follow its last byte closely
 
 
@@ -100,6 +103,20 @@ def smallest_margin(arrivals: Sequence[float], audio_before: Callable[[int], flo
         if worst in known:
             return worst_margin
         known[worst] = audio_before(worst)
+
+
+def coalesce(arrivals: Sequence[float], pieces: Sequence[bytes], within_s: float = SAME_ARRIVAL_S) -> tuple[list[float], list[bytes]]:
+    """Pieces read within ``within_s`` of the one before joined into one, which arrived with its last read."""
+    joined_at: list[float] = []
+    joined: list[bytes] = []
+    for at, piece in zip(arrivals, pieces, strict=True):
+        if joined_at and at - joined_at[-1] <= within_s:
+            joined_at[-1] = at
+            joined[-1] += piece
+        else:
+            joined_at.append(at)
+            joined.append(piece)
+    return joined_at, joined
 
 
 class Mp3Prefixes:
@@ -300,16 +317,17 @@ def timed_request(function: RunningFunction, document: Mapping[str, Any], kind: 
         raise RequestFailed(f"POST {PATH} ({kind}) answered {what}")
     invocation = function.tap.next()
     streamed = answer.headers.get("transfer-encoding", "").lower() == "chunked"
-    prefixes = Mp3Prefixes(answer.pieces)
-    margin = smallest_margin(answer.arrivals, prefixes) if streamed else None
+    arrivals, pieces = coalesce(answer.arrivals, answer.pieces)
+    prefixes = Mp3Prefixes(pieces)
+    margin = smallest_margin(arrivals, prefixes) if streamed else None
     # A streamed answer's headers go out before its length is known: then the audio is measured.
-    duration = answer.headers.get("x-supertonic-duration-s") or f"{prefixes(len(answer.pieces)):.3f}"
+    duration = answer.headers.get("x-supertonic-duration-s") or f"{prefixes(len(pieces)):.3f}"
     chunks = answer.headers.get("x-supertonic-chunks")
     return Sample(
         kind=kind,
         ttfb_s=answer.arrivals[0],
         last_byte_s=answer.arrivals[-1],
-        pieces=len(answer.pieces),
+        pieces=len(pieces),
         bytes=sum(map(len, answer.pieces)),
         margin_s=margin,
         chunks=int(chunks) if chunks else None,
