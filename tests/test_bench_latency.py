@@ -11,7 +11,6 @@ import pytest
 import soundfile as sf
 
 from supertonic_harness.bench.latency import (
-    STREAMED,
     Mp3Prefixes,
     Settings,
     coalesce,
@@ -20,6 +19,7 @@ from supertonic_harness.bench.latency import (
     smallest_margin,
 )
 from supertonic_harness.bench.run import register
+from supertonic_harness.function.rie import RESPONSE_STREAM
 
 
 def test_percentile_is_the_nearest_rank() -> None:
@@ -126,7 +126,7 @@ def test_a_tiny_run_times_both_modes_end_to_end(tmp_path, capsys) -> None:
     report = run_latency(settings)
     json.dumps(report)  # the report is what --json writes
     cells = {cell["mode"]: cell for cell in report["cells"]}
-    assert set(cells) == {"BUFFERED", STREAMED}
+    assert set(cells) == {"BUFFERED", RESPONSE_STREAM}
     prepared = report["texts"]["paragraph"]
     assert prepared["first_chars"] <= 60 and prepared["count"] >= 2
     for cell in cells.values():
@@ -134,7 +134,7 @@ def test_a_tiny_run_times_both_modes_end_to_end(tmp_path, capsys) -> None:
         assert cell["ttfb_p50_s"] <= cell["last_byte_p50_s"]
         assert cell["chunks_header"] == [prepared["count"]]
         assert cell["peak_rss_mb_max"] > 0
-    streamed = cells[STREAMED]
+    streamed = cells[RESPONSE_STREAM]
     assert streamed["pieces_median"] > 1 and streamed["smallest_margin_s"] is not None
     assert cells["BUFFERED"]["smallest_margin_s"] is None
     assert [r["text"] for r in report["ratios"]] == ["paragraph"]

@@ -28,6 +28,7 @@ import queue
 import statistics
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -43,7 +44,6 @@ from ..replay.report import Progress
 from .spawner import machine_facts
 from .texts import LATENCY_PARAGRAPH, LATENCY_SENTENCE, VOICE, long_text
 
-STREAMED = RESPONSE_STREAM
 DEFAULT_PROFILES = ("2vcpu-2gb", "lambda-2048")
 TEXTS: dict[str, str] = {
     "sentence": LATENCY_SENTENCE,
@@ -285,7 +285,7 @@ class RunningFunction:
     url: str
     tap: InvocationTap
     timeout_s: float
-    log: list[str]
+    log: deque[str]  # the front's last lines: one per request, with the function's error if any
 
 
 @contextmanager
@@ -297,10 +297,10 @@ def running_function(model_dir: Path, profile: str, precision: str, mode: str) -
     parser = argparse.ArgumentParser()
     add_function_arguments(parser)
     args = parser.parse_args(["--profile", profile, "--model", str(model_dir), "--no-s3", "--invoke-mode", mode])
-    log: list[str] = []
+    log: deque[str] = deque(maxlen=3)
     overrides = {ENV_PRECISION: precision}
     with ExitStack() as stack:
-        local = stack.enter_context(start_local_function(args, echo=log.append, environment_overrides=overrides))
+        local = stack.enter_context(start_local_function(args, environment_overrides=overrides))
         tap = InvocationTap(local.sandbox)
         # The front invokes through these: the tap sees every invocation and changes none.
         local.sandbox = local.sandboxes[0] = cast(Sandbox, tap)
@@ -314,7 +314,8 @@ def timed_request(function: RunningFunction, document: Mapping[str, Any], kind: 
     answer = timed_post(function.url, document, function.timeout_s)
     if answer.status != 200 or not answer.pieces or answer.cut:
         what = "its stream was cut" if answer.cut else f"{answer.status}: {answer.body[:300].decode(errors='replace')}"
-        raise RequestFailed(f"POST {PATH} ({kind}) answered {what}")
+        time.sleep(0.1)  # the front logs the invocation just after the last byte
+        raise RequestFailed(f"POST {PATH} ({kind}) answered {what}; the front: {function.log[-1] if function.log else '-'}")
     invocation = function.tap.next()
     streamed = answer.headers.get("transfer-encoding", "").lower() == "chunked"
     arrivals, pieces = coalesce(answer.arrivals, answer.pieces)
@@ -494,7 +495,7 @@ def stream_vs_buffered(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ratios = []
     for cell in cells:
         base = buffered.get((cell["profile"], cell["precision"], cell["text"]))
-        if cell["mode"] != STREAMED or base is None or not base["last_byte_p50_s"] or not base["ttfb_p50_s"]:
+        if cell["mode"] != RESPONSE_STREAM or base is None or not base["last_byte_p50_s"] or not base["ttfb_p50_s"]:
             continue
         ratios.append(
             {
