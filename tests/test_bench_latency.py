@@ -112,6 +112,15 @@ def test_latency_flags_pick_the_cells_and_refuse_unknown_ones() -> None:
         settings_from_args(_bench_parser().parse_args(["bench", "--latency", "--precisions", "fp16"]))
 
 
+def test_first_chunk_flags_are_deployment_settings_where_0_turns_one_off() -> None:
+    from supertonic_harness.bench.latency import synthesis_settings
+
+    chosen = synthesis_settings(Settings(first_chunk_chars=50, first_chunk_steps=3))
+    assert (chosen["first_chunk_chars"], chosen["first_chunk_steps"]) == (50, 3)
+    off = synthesis_settings(Settings(first_chunk_chars=0, first_chunk_steps=0))
+    assert "first_chunk_chars" not in off and "first_chunk_steps" not in off
+
+
 def test_a_tiny_run_times_both_modes_end_to_end(tmp_path, capsys) -> None:
     settings = Settings(
         model="tiny",

@@ -249,6 +249,7 @@ class Settings:
     requests: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_REQUESTS))
     cold: int = DEFAULT_COLD
     cold_texts: tuple[str, ...] = DEFAULT_COLD_TEXTS
+    # The deployment's SUPERTONIC_FIRST_CHUNK_CHARS / _STEPS for this run (0: off); None: the template's.
     first_chunk_chars: int | None = None
     first_chunk_steps: int | None = None
 
@@ -271,13 +272,16 @@ class Sample:
     wall_s: float  # the whole request as the benchmark spent it: function start (cold), request, analysis
 
 
-def request_document(text: str, settings: Settings, seed: int) -> dict[str, Any]:
-    document: dict[str, Any] = {"text": text, "voice": VOICE, "format": FORMAT, "seed": seed}
-    if settings.first_chunk_chars is not None:
-        document["first_chunk_chars"] = settings.first_chunk_chars
-    if settings.first_chunk_steps is not None:
-        document["first_chunk_steps"] = settings.first_chunk_steps
-    return document
+def request_document(text: str, seed: int) -> dict[str, Any]:
+    return {"text": text, "voice": VOICE, "format": FORMAT, "seed": seed}
+
+
+def function_environment(settings: Settings) -> dict[str, str]:
+    """The deployment settings the run sets over the template's: set, as a deployment would, so 0 turns one off."""
+    from supertonic_function.config import ENV_FIRST_CHUNK_CHARS, ENV_FIRST_CHUNK_STEPS
+
+    chosen = {ENV_FIRST_CHUNK_CHARS: settings.first_chunk_chars, ENV_FIRST_CHUNK_STEPS: settings.first_chunk_steps}
+    return {name: str(value) for name, value in chosen.items() if value is not None}
 
 
 @dataclass
@@ -289,8 +293,9 @@ class RunningFunction:
 
 
 @contextmanager
-def running_function(model_dir: Path, profile: str, precision: str, mode: str) -> Iterator[RunningFunction]:
-    """The function in ``profile``'s limits at ``precision``, answering its function URL in ``mode``."""
+def running_function(model_dir: Path, profile: str, precision: str, mode: str, environment: Mapping[str, str]) -> Iterator[RunningFunction]:
+    """The function in ``profile``'s limits at ``precision`` with ``environment`` over the template's,
+    answering its function URL in ``mode``."""
     from ..fronts.emulator import FunctionUrlServer
     from ..fronts.local import add_function_arguments, start_local_function
 
@@ -298,7 +303,7 @@ def running_function(model_dir: Path, profile: str, precision: str, mode: str) -
     add_function_arguments(parser)
     args = parser.parse_args(["--profile", profile, "--model", str(model_dir), "--no-s3", "--invoke-mode", mode])
     log: deque[str] = deque(maxlen=3)
-    overrides = {ENV_PRECISION: precision}
+    overrides = {**environment, ENV_PRECISION: precision}
     with ExitStack() as stack:
         local = stack.enter_context(start_local_function(args, environment_overrides=overrides))
         tap = InvocationTap(local.sandbox)
@@ -342,15 +347,13 @@ def timed_request(function: RunningFunction, document: Mapping[str, Any], kind: 
 
 def synthesis_settings(settings: Settings) -> dict[str, Any]:
     """What the function synthesizes with besides the request's voice and format: the template's
-    deployment defaults (``SUPERTONIC_FIRST_CHUNK_*``, read as the function reads them) under the
-    fields the requests send."""
+    deployment settings (``SUPERTONIC_FIRST_CHUNK_*``) with the run's over them, read as the function reads them."""
     from supertonic_function.config import FunctionConfig
 
     from ..function.template import DEFAULT_TEMPLATE, Template
 
-    deployed = FunctionConfig.from_env(Template.load(DEFAULT_TEMPLATE).function().environment).synthesis_defaults()
-    sent = request_document("", settings, 0)
-    return {**deployed, **{name: sent[name] for name in ("first_chunk_chars", "first_chunk_steps") if name in sent}}
+    environment = {**Template.load(DEFAULT_TEMPLATE).function().environment, **function_environment(settings)}
+    return FunctionConfig.from_env(environment).synthesis_defaults()
 
 
 def prepared_chunks(model_dir: Path, text: str, settings: Settings) -> dict[str, Any]:
@@ -415,13 +418,14 @@ def run_pair(
     cold_texts = [name for name in settings.cold_texts if name in settings.texts]
     total = settings.cold * len(cold_texts) * len(settings.modes) + sum(settings.requests[n] for n in settings.texts) * len(settings.modes)
     progress, done = Progress(total), 0
+    environment = function_environment(settings)
     for name in cold_texts:
         for k in range(settings.cold):
             for mode in settings.modes:
                 started = time.monotonic()
                 try:
-                    with running_function(model_dir, profile, precision, mode) as function:
-                        sample = timed_request(function, request_document(TEXTS[name], settings, k), "cold", started)
+                    with running_function(model_dir, profile, precision, mode, environment) as function:
+                        sample = timed_request(function, request_document(TEXTS[name], k), "cold", started)
                     sample.wall_s = time.monotonic() - started  # the function's start and stop included
                     samples[mode, name].append(sample)
                 except RequestFailed as error:
@@ -429,10 +433,12 @@ def run_pair(
                 done += 1
                 progress.update(done, f"{profile} {precision} cold {name}")
     with ExitStack() as stack:
-        functions = {mode: stack.enter_context(running_function(model_dir, profile, precision, mode)) for mode in settings.modes}
+        functions = {
+            mode: stack.enter_context(running_function(model_dir, profile, precision, mode, environment)) for mode in settings.modes
+        }
         for mode, function in functions.items():  # its init and first request are not a warm sample
             try:
-                timed_request(function, request_document(TEXTS[settings.texts[0]], settings, 0), "warm-up", time.monotonic())
+                timed_request(function, request_document(TEXTS[settings.texts[0]], 0), "warm-up", time.monotonic())
             except RequestFailed as error:
                 failures[mode, settings.texts[0]].append(str(error))
         for name in settings.texts:
@@ -444,7 +450,7 @@ def run_pair(
                         continue  # the same text would fail again, most likely after the whole timeout
                     started = time.monotonic()
                     try:
-                        samples[mode, name].append(timed_request(function, request_document(TEXTS[name], settings, i), "warm", started))
+                        samples[mode, name].append(timed_request(function, request_document(TEXTS[name], i), "warm", started))
                     except RequestFailed as error:
                         failures[mode, name].append(str(error))
     progress.close()
@@ -614,8 +620,12 @@ def add_latency_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--cold-texts", default=",".join(DEFAULT_COLD_TEXTS), metavar="T,T", help="texts with cold samples (default: %(default)s)"
     )
-    group.add_argument("--first-chunk-chars", type=int, default=None, metavar="N", help="send first_chunk_chars N with every request")
-    group.add_argument("--first-chunk-steps", type=int, default=None, metavar="N", help="send first_chunk_steps N with every request")
+    group.add_argument(
+        "--first-chunk-chars", type=int, default=None, metavar="N", help="deploy SUPERTONIC_FIRST_CHUNK_CHARS=N (0: the official chunks)"
+    )
+    group.add_argument(
+        "--first-chunk-steps", type=int, default=None, metavar="N", help="deploy SUPERTONIC_FIRST_CHUNK_STEPS=N (0: the request's steps)"
+    )
 
 
 def _choices(text: str, allowed: Sequence[str], flag: str) -> tuple[str, ...]:
