@@ -4,8 +4,15 @@
 # Interface Emulator provides that API and an invoke endpoint on :8080:
 #   curl -d '{"text": "Hello."}' http://localhost:9000/2015-03-31/functions/function/invocations
 # "$@" is the handler (the image's CMD).
+# The runtime client: awslambdaric is AWS's own client and serves every mode it supports; it cannot
+# post a streamed response (4.2.2, the newest), so a function URL in RESPONSE_STREAM mode is served
+# by the function's own Runtime API loop, supertonic_function.runtime.
 set -eu
-if [ -z "${AWS_LAMBDA_RUNTIME_API:-}" ]; then
-    exec /usr/local/bin/aws-lambda-rie /usr/local/bin/python -m awslambdaric "$@"
+runtime=awslambdaric
+if [ "${SUPERTONIC_FUNCTION_URL_INVOKE_MODE:-BUFFERED}" = "RESPONSE_STREAM" ]; then
+    runtime=supertonic_function.runtime
 fi
-exec /usr/local/bin/python -m awslambdaric "$@"
+if [ -z "${AWS_LAMBDA_RUNTIME_API:-}" ]; then
+    exec /usr/local/bin/aws-lambda-rie /usr/local/bin/python -m "$runtime" "$@"
+fi
+exec /usr/local/bin/python -m "$runtime" "$@"

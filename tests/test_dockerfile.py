@@ -10,6 +10,7 @@ import ast
 import os
 import re
 import shlex
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,16 +126,39 @@ def test_entry_point_is_the_script_and_cmd_the_handler(image: list[Instruction])
     assert function in defined
 
 
-def test_entry_script_picks_the_emulator_or_the_runtime_api() -> None:
+@pytest.mark.parametrize(
+    ("environment", "command"),
+    [
+        ({}, ["aws-lambda-rie", "python", "-m", "awslambdaric", "app.handler"]),
+        ({"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001"}, ["python", "-m", "awslambdaric", "app.handler"]),
+        ({"SUPERTONIC_FUNCTION_URL_INVOKE_MODE": "BUFFERED"}, ["aws-lambda-rie", "python", "-m", "awslambdaric", "app.handler"]),
+        (
+            {"SUPERTONIC_FUNCTION_URL_INVOKE_MODE": "RESPONSE_STREAM"},
+            ["aws-lambda-rie", "python", "-m", "supertonic_function.runtime", "app.handler"],
+        ),
+        (
+            {"SUPERTONIC_FUNCTION_URL_INVOKE_MODE": "RESPONSE_STREAM", "AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001"},
+            ["python", "-m", "supertonic_function.runtime", "app.handler"],
+        ),
+    ],
+)
+def test_entry_script_picks_the_emulator_or_the_runtime_api_and_the_runtime_client(
+    tmp_path: Path, environment: dict[str, str], command: list[str]
+) -> None:
+    """The script run with its two programs replaced by ones that print how they were called."""
     script = REPO / "docker" / "entry.sh"
     text = script.read_text()
     assert text.startswith("#!/bin/sh") and os.access(script, os.X_OK)
-    assert '[ -z "${AWS_LAMBDA_RUNTIME_API:-}" ]' in text
-    execs = [shlex.split(line.strip())[1:] for line in text.splitlines() if line.strip().startswith("exec ")]
-    assert execs == [
-        ["/usr/local/bin/aws-lambda-rie", "/usr/local/bin/python", "-m", "awslambdaric", "$@"],
-        ["/usr/local/bin/python", "-m", "awslambdaric", "$@"],
-    ]
+    for program in ("aws-lambda-rie", "python"):
+        stub = tmp_path / program
+        # The emulator runs its arguments as the runtime's command, as RIE does; python prints its own.
+        body = 'printf "%s " aws-lambda-rie; exec "$@"' if program == "aws-lambda-rie" else 'printf "%s " python "$@"'
+        stub.write_text(f"#!/bin/sh\n{body}\n")
+        stub.chmod(0o755)
+    (tmp_path / "entry.sh").write_text(text.replace("/usr/local/bin/", f"{tmp_path}/"))
+    env = {"PATH": os.environ["PATH"], **environment}
+    ran = subprocess.run(["sh", str(tmp_path / "entry.sh"), "app.handler"], env=env, capture_output=True, text=True, check=True)
+    assert ran.stdout.split() == command
 
 
 def test_graphs_are_prepared_by_the_runtime_that_loads_them(stages: list[list[Instruction]], image: list[Instruction]) -> None:

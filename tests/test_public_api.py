@@ -43,6 +43,7 @@ SURFACE = [
     "SPEED_RANGE",
     "SessionConfig",
     "SpeechMark",
+    "StreamEncoder",
     "SupertonicError",
     "SynthesisOptions",
     "SynthesisResult",

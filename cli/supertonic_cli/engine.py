@@ -49,6 +49,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=("packed", "sentence"),
         help="packed (the official chunks) or sentence: one sentence a chunk, so every sentence mark is exact",
     )
+    p.add_argument(
+        "--first-chunk-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a first chunk of at most N characters, later ones doubling up to the usual size: earlier first audio, some prosody lost",
+    )
+    p.add_argument(
+        "--first-chunk-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="flow steps for the first chunk only (4 of 8 nearly halves its render)",
+    )
+    p.add_argument("--trim-silence", action="store_true", help="cut each chunk's silence to 80 ms before its speech and 200 ms after")
     p.add_argument("--timeout", type=float, default=None, help="hard deadline in seconds")
     p.add_argument("--no-normalize", action="store_true", help="read the text as given (no number/date/lexicon rewriting)")
     _text_type_argument(p)
@@ -113,6 +128,9 @@ def _synthesize(args: argparse.Namespace) -> int:
         seed=args.seed,
         normalize=not args.no_normalize,
         chunking=args.chunking,
+        first_chunk_chars=args.first_chunk_chars,
+        first_chunk_steps=args.first_chunk_steps,
+        trim_silence=args.trim_silence,
     )
     if described:
         return _describe(args, options, fmt)

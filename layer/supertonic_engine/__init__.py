@@ -13,6 +13,11 @@ prepared = engine.prepare("Hello.", options, format="flac")  # every check, no a
 with AudioWriter("hello.flac", prepared.format, engine.sample_rate) as writer:
     engine.synthesize(prepared, into=writer)
 
+encoder = StreamEncoder("mp3", engine.sample_rate)       # bytes to send as each chunk is made
+for chunk in engine.stream("A long text.", options):
+    send(encoder.write(chunk.samples))
+send(encoder.close())
+
 engine.marks(prepared, ["sentence", "word"])   # Polly-style speech marks, from the durations alone
 engine.captions(prepared, "vtt")               # WebVTT (or "srt") a cue a sentence
 
@@ -23,6 +28,7 @@ Lambda function imports only the public surface (tests/test_public_api.py holds 
 """
 
 from .audio import DEFAULT_FORMAT, AudioWriter, audio_format, available_formats, content_type, encode
+from .audio_stream import StreamEncoder
 from .config import SessionConfig, true_or_false, usable_cpus
 from .cpu import cpu_features
 from .deadline import Deadline
@@ -78,6 +84,7 @@ __all__ = [
     "Prepared",
     "SessionConfig",
     "SpeechMark",
+    "StreamEncoder",
     "SupertonicError",
     "SynthesisOptions",
     "SynthesisResult",

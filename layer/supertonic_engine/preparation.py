@@ -122,7 +122,11 @@ class Preparer:
             # The silence before a section's first chunk: its break, else the usual one (none at the very start).
             owed = section.pause_s if carried is None else carried + (section.pause_s or 0.0)
             size = options.max_chunk_chars or default_max_chunk_chars(section.lang)
-            for chunk in chunk_text(words, size, pack=pack) if words.strip() else []:
+            # A section's chunks continue the count, so only the document's first chunk starts small.
+            sized = (
+                chunk_text(words, size, pack=pack, first_chars=options.first_chunk_chars, start_index=len(chunks)) if words.strip() else []
+            )
+            for chunk in sized:
                 if not model_text(chunk, None).strip(". "):
                     continue
                 pauses.append(owed if owed is not None else options.pause_before(len(chunks)))

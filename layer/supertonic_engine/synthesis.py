@@ -29,6 +29,7 @@ from .parts import Part, noise_state, noise_state_from, skip_normals
 from .preparation import Prepared, Preparer
 from .results import AudioChunk, ChunkTiming, SynthesisResult
 from .sessions import Sessions, load_sessions
+from .silence import trim_silence
 from .text import LANGUAGES
 from .text.unicode import model_text
 
@@ -183,7 +184,7 @@ class Engine(Preparer):
             for index, chunk in enumerate(chunks):
                 started = time.perf_counter()
                 plan = plans[index] if plans is not None else self._plan(chunk, langs[index], style, options, deadline)
-                wav = self._synthesize_chunk(plan, style, options, rng, deadline)
+                wav = self._render(plan, style, options, index, rng, deadline)
                 synth_ms = (time.perf_counter() - started) * 1000.0
                 lead = self.frames(prepared.pauses[index])
                 start = position + lead
@@ -206,7 +207,11 @@ class Engine(Preparer):
 
     def timeline(self, prepared: Prepared, *, deadline: float | Deadline | None = None) -> list[ChunkTiming]:
         """Where each chunk's audio will sit, from the duration predictor alone (milliseconds a
-        chunk): the very ``start_s``/``end_s`` that ``stream`` reports (``synth_ms`` is 0)."""
+        chunk): the very ``start_s``/``end_s`` that ``stream`` reports (``synth_ms`` is 0).
+
+        It forecasts the untrimmed audio: with ``options.trim_silence`` each chunk's silence is cut
+        as it is made, which nothing before the render can know, so marks and captions of trimmed
+        audio come from the synthesis's own timings (``marks(prepared, timeline=result.chunks)``)."""
         clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)
         timings, position = [], 0
         with clock:
@@ -216,6 +221,15 @@ class Engine(Preparer):
                 position = start + self._chunk_frames(plan.duration)
                 timings.append(ChunkTiming(index, chunk, start / self.sample_rate, position / self.sample_rate, plan.speech_s, 0.0))
         return timings
+
+    def forecast_frames(
+        self, prepared: Prepared, timeline: list[ChunkTiming] | None = None, *, deadline: float | Deadline | None = None
+    ) -> int:
+        """The samples ``stream`` will yield for ``prepared`` in all (the silences, the chunks, the
+        silence at the end), from the duration predictor (``timeline``, reused when given): exactly
+        ``SynthesisResult.frames`` without ``trim_silence``, an upper bound with it."""
+        timings = timeline if timeline is not None else self.timeline(prepared, deadline=deadline)
+        return round(timings[-1].end_s * self.sample_rate) + self.frames(prepared.tail_s)
 
     def marks(
         self,
@@ -270,7 +284,7 @@ class Engine(Preparer):
         rng.set_state(noise_state_from(part.noise))
         with clock:
             plan = self._plan(part.text, part.lang, style, part.options, clock)
-            return self._synthesize_chunk(plan, style, part.options, rng, clock)
+            return self._render(plan, style, part.options, part.index, rng, clock)
 
     def frames(self, seconds: float) -> int:
         """Samples of ``seconds`` of audio (the silence before a chunk)."""
@@ -282,15 +296,22 @@ class Engine(Preparer):
         duration, *_ = deadline.run(self.sessions.duration_predictor, {"text_ids": text_ids, "style_dp": style.dp, "text_mask": text_mask})
         return _ChunkPlan(text_ids, text_mask, duration / options.speed)
 
+    def _render(
+        self, plan: _ChunkPlan, style: VoiceStyle, options: SynthesisOptions, index: int, rng: np.random.RandomState, deadline: Deadline
+    ) -> np.ndarray:
+        """Chunk ``index``'s samples as ``options`` want them: its steps, its edges trimmed when asked."""
+        wav = self._synthesize_chunk(plan, style, options.steps_for(index), rng, deadline)
+        return trim_silence(wav, self.sample_rate) if options.trim_silence else wav
+
     def _synthesize_chunk(
-        self, plan: _ChunkPlan, style: VoiceStyle, options: SynthesisOptions, rng: np.random.RandomState, deadline: Deadline
+        self, plan: _ChunkPlan, style: VoiceStyle, steps: int, rng: np.random.RandomState, deadline: Deadline
     ) -> np.ndarray:
         s = self.sessions
         text_ids, text_mask, duration = plan
         text_emb, *_ = deadline.run(s.text_encoder, {"text_ids": text_ids, "style_ttl": style.ttl, "text_mask": text_mask})
         latent, latent_mask = self._noise(duration, rng)
-        total_step = np.array([options.steps], dtype=np.float32)
-        for step in range(options.steps):
+        total_step = np.array([steps], dtype=np.float32)
+        for step in range(steps):
             latent, *_ = deadline.run(
                 s.vector_estimator,
                 {

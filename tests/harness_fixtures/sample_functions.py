@@ -176,3 +176,17 @@ def sqs_fan_out(event, context):
     for part in range(parts):
         queue.send_message(QueueUrl=os.environ["SAMPLE_QUEUE_URL"], MessageBody=json.dumps({"part": part}))
     return {"sent": parts}
+
+
+def url_stream(event, context):
+    """A function-URL handler that streams: ``{"pieces": n}`` answers n pieces of 1,000 bytes, piece i all
+    byte i (the first is NUL bytes: the body after the prelude is raw, not text)."""
+    from supertonic_function.runtime import StreamedAnswer
+
+    pieces = int(json.loads(event.get("body") or "{}").get("pieces", 3))
+    prelude = {
+        "statusCode": 200,
+        "headers": {"content-type": "application/octet-stream", "x-sample-path": event["rawPath"]},
+        "cookies": ["sample=1"],
+    }
+    return StreamedAnswer(prelude, (bytes([i % 256]) * 1000 for i in range(pieces)))

@@ -6,6 +6,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+HTTP_INTEGRATION_RESPONSE = "application/vnd.awslambda.http-integration-response"
+OCTET_STREAM = "application/octet-stream"
+
 
 @dataclass
 class StreamedAnswer:
@@ -22,7 +25,15 @@ class StreamedAnswer:
 
     prelude: Mapping[str, Any] | None
     body: Iterator[bytes]
-    content_type: str = field(default="application/vnd.awslambda.http-integration-response")
+    content_type: str = field(default=HTTP_INTEGRATION_RESPONSE)
+
+    @property
+    def media_type(self) -> str:
+        """The response's Content-Type: ``content_type``, except that a body without a prelude is not
+        the integration response format, so it goes as plain bytes unless a type was chosen."""
+        if self.prelude is None and self.content_type == HTTP_INTEGRATION_RESPONSE:
+            return OCTET_STREAM
+        return self.content_type
 
     def close(self) -> None:
         close = getattr(self.body, "close", None)

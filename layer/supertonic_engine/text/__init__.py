@@ -3,7 +3,7 @@
 The model's own character processing lives in ``unicode.py`` and is imported from there.
 """
 
-from .chunking import DEFAULT_MAX_CHUNK_CHARS, DEFAULT_MAX_CHUNK_CHARS_KO, chunk_text, default_max_chunk_chars
+from .chunking import DEFAULT_MAX_CHUNK_CHARS, DEFAULT_MAX_CHUNK_CHARS_KO, chunk_limit, chunk_text, default_max_chunk_chars
 from .languages import LANGUAGES
 from .normalize import normalize
 
@@ -11,6 +11,7 @@ __all__ = [
     "DEFAULT_MAX_CHUNK_CHARS",
     "DEFAULT_MAX_CHUNK_CHARS_KO",
     "LANGUAGES",
+    "chunk_limit",
     "chunk_text",
     "default_max_chunk_chars",
     "normalize",

@@ -8,6 +8,13 @@ character. Only a sentence longer than the limit is cut further: after CJK sente
 closing quotes, then at clauses (``,;:`` and ``、，；：``), then at spaces, and as a last resort
 at the limit itself. No cut falls inside an inline tag such as ``<laugh>`` (tags hold no spaces
 or punctuation, and a cut at the limit moves back to the tag's start).
+
+A small first chunk (``first_chars``) lets the first audio come sooner: chunk ``n`` may hold
+``min(max_chars, first_chars * 2**n)`` characters, so each chunk is ready before the previous one
+has finished playing. While the limit is below ``max_chars`` a sentence longer than it is cut once,
+at the coarsest boundary that leaves a prefix within it (never inside a word: a first word over the
+limit is the chunk, whole), and its rest starts the next chunk; from the first chunk at
+``max_chars`` on, the chunking is the official one again.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
+from collections import deque
 
 from ..errors import InvalidParameter
 from .tags import tag_spans
@@ -44,25 +52,72 @@ def default_max_chunk_chars(lang: str) -> int:
     return DEFAULT_MAX_CHUNK_CHARS_KO if lang == "ko" else DEFAULT_MAX_CHUNK_CHARS
 
 
-def chunk_text(text: str, max_chars: int, *, pack: bool = True) -> list[str]:
+def chunk_text(text: str, max_chars: int, *, pack: bool = True, first_chars: int | None = None, start_index: int = 0) -> list[str]:
     """Split ``text`` into non-empty chunks of at most ``max_chars`` characters, at the most natural boundaries.
 
     ``pack`` False: one sentence a chunk (a long one still cut), so every sentence starts a chunk
-    and its time in the audio is known exactly."""
-    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_CHUNK_CHARS:
-        raise InvalidParameter(
-            f"max_chunk_chars must be a whole number of at least {MIN_CHUNK_CHARS}, got {max_chars!r}",
-            field="max_chunk_chars",
-        )
+    and its time in the audio is known exactly. ``first_chars``: chunk ``n`` holds at most
+    ``chunk_limit(start_index + n, max_chars, first_chars)`` characters (a word longer than that
+    stays whole up to ``max_chars``); ``start_index`` is the number of chunks before this text
+    (SSML sections continue the count). None, or a value of ``max_chars`` or more: the official chunks."""
+    _check_chars("max_chunk_chars", max_chars)
+    if first_chars is not None:
+        _check_chars("first_chunk_chars", first_chars)
     chunks: list[str] = []
     for paragraph in _PARAGRAPH_BREAK.split(text.strip()):
-        pieces: list[str] = []
-        for sentence in _SENTENCE_BREAK.split(paragraph.strip()):
-            sentence = sentence.strip()
-            if sentence:
-                pieces.extend(_split_long(sentence, max_chars, _FINER_BREAKS))
+        sentences = [sentence.strip() for sentence in _SENTENCE_BREAK.split(paragraph.strip()) if sentence.strip()]
+        if first_chars is not None:
+            sentences = _chunk_below_max(sentences, chunks, max_chars, first_chars, start_index, pack)
+        pieces = [piece for sentence in sentences for piece in _split_long(sentence, max_chars, _FINER_BREAKS)]
         chunks.extend(_pack_sentences(pieces, max_chars) if pack else pieces)
     return chunks
+
+
+def chunk_limit(index: int, max_chars: int, first_chars: int | None) -> int:
+    """The most characters chunk ``index`` may hold: ``min(max_chars, first_chars * 2**index)``, ``max_chars`` without ``first_chars``."""
+    if first_chars is None or index >= max_chars.bit_length():  # first_chars >= 1: 2**index alone passes max_chars
+        return max_chars
+    return min(max_chars, first_chars << index)
+
+
+def _check_chars(name: str, chars: object) -> None:
+    if isinstance(chars, bool) or not isinstance(chars, int) or chars < MIN_CHUNK_CHARS:
+        raise InvalidParameter(f"{name} must be a whole number of at least {MIN_CHUNK_CHARS}, got {chars!r}", field=name)
+
+
+def _chunk_below_max(sentences: list[str], chunks: list[str], max_chars: int, first_chars: int, start_index: int, pack: bool) -> list[str]:
+    """Append to ``chunks`` the chunks whose limit is below ``max_chars``; return the sentences left
+    (the first may be the rest of a cut one), which the official chunking takes on."""
+    left = deque(sentences)
+    current = ""
+    while left:
+        limit = chunk_limit(start_index + len(chunks), max_chars, first_chars)
+        sentence = left[0]
+        if current:
+            # The official counting rule, joining space included.
+            if pack and len(current) + len(sentence) + 1 <= limit:
+                current += " " + sentence
+                left.popleft()
+            else:
+                chunks.append(current)
+                current = ""
+        elif limit >= max_chars:
+            break
+        elif len(sentence) <= limit:
+            current = sentence
+            left.popleft()
+        else:
+            # The first piece of the usual split at this limit is a prefix: the coarsest boundary within it.
+            head = _split_long(sentence, limit, _FINER_BREAKS, word_chars=max_chars)[0]
+            chunks.append(head)
+            rest = sentence[len(head) :].lstrip()
+            if rest:
+                left[0] = rest
+            else:
+                left.popleft()
+    if current:
+        chunks.append(current)
+    return list(left)
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -111,19 +166,21 @@ def _pack_sentences(sentences: list[str], max_chars: int) -> list[str]:
     return chunks
 
 
-def _split_long(text: str, max_chars: int, breaks: tuple[re.Pattern[str], ...]) -> list[str]:
-    """``text`` as it is if it fits, else cut at the first level of ``breaks`` that has a boundary."""
+def _split_long(text: str, max_chars: int, breaks: tuple[re.Pattern[str], ...], *, word_chars: int | None = None) -> list[str]:
+    """``text`` as it is if it fits, else cut at the first level of ``breaks`` that has a boundary.
+
+    A run without any boundary (a word) is cut every ``word_chars`` (default ``max_chars``)."""
     if len(text) <= max_chars:
         return [text]
     if not breaks:
-        return _hard_cut(text, max_chars)
+        return _hard_cut(text, word_chars or max_chars)
     spans = _pieces(text, breaks[0])
     if len(spans) == 1:
-        return _split_long(text, max_chars, breaks[1:])
+        return _split_long(text, max_chars, breaks[1:], word_chars=word_chars)
     chunks: list[str] = []
     for start, end in _pack_spans(spans, max_chars):
         # A packed run keeps the text between its pieces exactly as written.
-        chunks.extend(_split_long(text[start:end], max_chars, breaks[1:]))
+        chunks.extend(_split_long(text[start:end], max_chars, breaks[1:], word_chars=word_chars))
     return chunks
 
 
