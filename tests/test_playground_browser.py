@@ -302,6 +302,24 @@ def test_pcm_is_scheduled_through_web_audio_and_kept_as_wav_to_hear_again(page: 
     assert _blocked_by_the_policy(page) == []
 
 
+def test_pcm_too_large_to_answer_inline_is_asked_for_again_as_json_and_linked(page: Any, observed_s: float) -> None:
+    """A buffered answer over 6 MB is a 303 to S3, which the page may not fetch: it asks for the JSON
+    answer, whose 200 carries the link."""
+    limit = int(page.find_element(By.TAG_NAME, "body").get_attribute("data-sync-max-chars"))
+    text = ("This sentence is part of a text read into more raw audio than one answer holds. " * (limit // 60 + 1))[:limit]
+    patience_s = patience(observed_s, 2 * len(text) / len(SENTENCE))  # synthesized twice
+    page.execute_script("document.getElementById('text').value = arguments[0];", text)
+    _type(page, "steps", "2")
+    Select(page.find_element(By.ID, "format")).select_by_value("pcm")
+    page.find_element(By.ID, "play").click()
+    download = page.find_element(By.ID, "download")
+    _wait(page, patience_s, lambda d: "synthesized" in _text(d, "status"), "the JSON answer never came")
+    assert download.get_attribute("href").startswith("http://127.0.0.1:")  # moto's presigned link, not a blob
+    assert _text(page, "delivery") == "once the whole file arrived" and _timing(page)["done"] is not None
+    assert not page.find_element(By.ID, "general-error").is_displayed()
+    assert _blocked_by_the_policy(page) == []  # the 303 was never followed
+
+
 @pytest.mark.parametrize("format_name", ["mp3", "pcm"])
 def test_a_streamed_answer_is_heard_before_it_ends(
     browser: Any, streaming_server: FunctionUrlServer, observed_s: float, format_name: str
