@@ -147,7 +147,8 @@ def test_openai_speed_maps_onto_the_model_range(speed: float, expected: float) -
     [
         ({"input": "Hi.", "voice": "alloy", "model": "tts-2"}, "model"),
         ({"input": "Hi.", "voice": "alloy", "speed": 5}, "speed"),
-        ({"input": "Hi.", "voice": "alloy", "stream_format": "sse"}, "stream_format"),
+        ({"input": "Hi.", "voice": "alloy", "model": "tts-1", "stream_format": "sse"}, "stream_format"),
+        ({"input": "Hi.", "voice": "alloy", "stream_format": "chunks"}, "stream_format"),
         ({"input": "Hi.", "voice": "alloy", "temperature": 1}, "temperature"),
         ({"input": "Hi.", "voice": "alloy", "model": ["tts-1"]}, "model"),
         ({"voice": "alloy"}, "input"),

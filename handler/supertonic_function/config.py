@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 # true_or_false: the environment's and the request fields' yes/no
-from supertonic_engine import Limits, SessionConfig, true_or_false, usable_cpus
-from supertonic_engine.errors import ConfigurationError
+from supertonic_engine import Limits, SessionConfig, SynthesisOptions, true_or_false, usable_cpus
+from supertonic_engine.errors import ConfigurationError, InvalidParameter
 
 from .storage import MAX_PRESIGNED_URL_S
 
@@ -38,6 +38,12 @@ ENV_WARM_UP = "SUPERTONIC_WARM_UP"
 ENV_PARTS_QUEUE_URL = "SUPERTONIC_PARTS_QUEUE_URL"
 ENV_PARTS_DLQ_ARN = "SUPERTONIC_PARTS_DLQ_ARN"
 ENV_FANOUT_MIN_CHARS = "SUPERTONIC_FANOUT_MIN_CHARS"
+ENV_INVOKE_MODE = "SUPERTONIC_FUNCTION_URL_INVOKE_MODE"
+ENV_FIRST_CHUNK_CHARS = "SUPERTONIC_FIRST_CHUNK_CHARS"
+ENV_FIRST_CHUNK_STEPS = "SUPERTONIC_FIRST_CHUNK_STEPS"
+ENV_TRIM_SILENCE = "SUPERTONIC_TRIM_SILENCE"
+ENV_STREAM_MIN_WRITE_BYTES = "SUPERTONIC_STREAM_MIN_WRITE_BYTES"
+ENV_SSE_PAD_BYTES = "SUPERTONIC_SSE_PAD_BYTES"
 # The function's timeout in seconds. The emulator sets it; Lambda itself does not, so template.yaml
 # passes its Timeout parameter under this same name.
 ENV_FUNCTION_TIMEOUT = "AWS_LAMBDA_FUNCTION_TIMEOUT"
@@ -58,6 +64,10 @@ RESPONSES_FOLDER = "responses/"
 
 # Lambda gives CPU time in proportion to memory: one vCPU-second per second at 1,769 MB.
 LAMBDA_MB_PER_VCPU = 1769
+
+# The function URL's InvokeMode (template.yaml's FunctionUrlInvokeMode): Lambda does not tell the
+# function how its URL invokes it, so the template passes the same value under ENV_INVOKE_MODE.
+INVOKE_MODES = ("BUFFERED", "RESPONSE_STREAM")
 
 DEFAULT_SERVICE_NAME = "supertonic-tts"
 DEFAULT_METRICS_NAMESPACE = "Supertonic"
@@ -102,6 +112,18 @@ class FunctionConfig:
     parts_queue_url: str | None = None
     parts_dlq_arn: str | None = None  # the parts queue's dead-letter queue: its messages fail their job
     fanout_min_chars: int = 4000
+    # BUFFERED: every answer whole (6 MB); RESPONSE_STREAM: audio answers stream as they are made.
+    invoke_mode: str = "BUFFERED"
+    # The deployment's chunking for synchronous requests (a request's own fields win): a small first
+    # chunk, rendered at fewer steps, is what the first audio waits for. None: the official chunking.
+    first_chunk_chars: int | None = None
+    first_chunk_steps: int | None = None
+    trim_silence: bool = False
+    # Flush policy of a streamed answer: audio is held until this many bytes are ready (0: each
+    # chunk's audio goes as soon as it is encoded), and an event-stream event shorter than
+    # sse_pad_bytes is padded to it with an SSE comment line, which every client ignores.
+    stream_min_write_bytes: int = 0
+    sse_pad_bytes: int = 0
 
     def __post_init__(self) -> None:
         if self.results_bucket and self.results_bucket == self.input_bucket and _overlaps(self.input_prefix, self.output_prefix):
@@ -119,12 +141,33 @@ class FunctionConfig:
                 f"{self.function_timeout_s:g} s timeout ({ENV_FUNCTION_TIMEOUT}); set it below the timeout (the default is 2 s)",
                 field=ENV_DEADLINE_MARGIN_S,
             )
+        if self.invoke_mode not in INVOKE_MODES:
+            raise ConfigurationError(
+                f"{ENV_INVOKE_MODE}={self.invoke_mode!r}: set it to the function URL's InvokeMode, one of {', '.join(INVOKE_MODES)}",
+                field=ENV_INVOKE_MODE,
+            )
+        try:  # the engine's own check of the values, so a bad deployment fails at init, not in every request
+            SynthesisOptions(first_chunk_chars=self.first_chunk_chars, first_chunk_steps=self.first_chunk_steps)
+        except InvalidParameter as error:
+            variable = ENV_FIRST_CHUNK_CHARS if error.field == "first_chunk_chars" else ENV_FIRST_CHUNK_STEPS
+            raise ConfigurationError(f"{variable}: {error.message}", field=variable) from None
         if self.url_expires_s > MAX_PRESIGNED_URL_S:
             raise ConfigurationError(
                 f"{ENV_URL_EXPIRES_S}={self.url_expires_s}: S3 refuses presigned links valid for more than 7 days; "
                 f"set at most {MAX_PRESIGNED_URL_S}",
                 field=ENV_URL_EXPIRES_S,
             )
+
+    @property
+    def streams(self) -> bool:
+        """Whether the function URL reads answers as streams (``RESPONSE_STREAM``)."""
+        return self.invoke_mode == "RESPONSE_STREAM"
+
+    def synthesis_defaults(self) -> dict[str, Any]:
+        """The request fields this deployment sets when a synchronous request does not."""
+        defaults: dict[str, Any] = {"first_chunk_chars": self.first_chunk_chars, "first_chunk_steps": self.first_chunk_steps}
+        defaults = {name: value for name, value in defaults.items() if value is not None}
+        return defaults | ({"trim_silence": True} if self.trim_silence else {})
 
     @property
     def results_bucket(self) -> str | None:
@@ -231,6 +274,22 @@ def _non_negative_float(raw: str) -> float:
     return value
 
 
+def _non_negative_int(raw: str) -> int:
+    value = int(raw)
+    if value < 0:
+        raise ValueError("must be zero or a positive whole number")
+    return value
+
+
+def _positive_int_or_none(raw: str) -> int | None:
+    """A whole number; 0 (a template parameter's "off") is None: the setting is not used."""
+    return _non_negative_int(raw) or None
+
+
+def _invoke_mode(raw: str) -> str:
+    return raw.upper()
+
+
 def _origins(raw: str) -> tuple[str, ...]:
     return tuple(origin.strip().rstrip("/") for origin in raw.split(",") if origin.strip())
 
@@ -256,4 +315,10 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "parts_queue_url": (ENV_PARTS_QUEUE_URL, _optional_str),
     "parts_dlq_arn": (ENV_PARTS_DLQ_ARN, _optional_str),
     "fanout_min_chars": (ENV_FANOUT_MIN_CHARS, _positive_int),
+    "invoke_mode": (ENV_INVOKE_MODE, _invoke_mode),
+    "first_chunk_chars": (ENV_FIRST_CHUNK_CHARS, _positive_int_or_none),
+    "first_chunk_steps": (ENV_FIRST_CHUNK_STEPS, _positive_int_or_none),
+    "trim_silence": (ENV_TRIM_SILENCE, true_or_false),
+    "stream_min_write_bytes": (ENV_STREAM_MIN_WRITE_BYTES, _non_negative_int),
+    "sse_pad_bytes": (ENV_SSE_PAD_BYTES, _non_negative_int),
 }

@@ -29,6 +29,7 @@ CORS_EXPOSE_HEADERS = (
     "x-supertonic-precision",
     "x-supertonic-voice",
     "x-supertonic-error",
+    "x-supertonic-audio-type",
     "location",
 )
 CORS_MAX_AGE_S = 3600

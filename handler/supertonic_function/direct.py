@@ -20,7 +20,9 @@ from .service import Service
 
 def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> dict[str, Any]:
     try:
-        request = parse_request(event, voices=service.voices, limits=service.config.sync_limits)
+        request = parse_request(
+            event, voices=service.voices, limits=service.config.sync_limits, defaults=service.config.synthesis_defaults()
+        )
         prepared = request.prepare(service.engine)
         budget_s = call.synthesis_budget_s()
         if request.answer != "audio":

@@ -31,15 +31,16 @@ from typing import Any
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 
 from supertonic_engine import CAPTION_TYPES, DEFAULT_VOICE, MARKS_CONTENT_TYPE, Prepared, available_formats
-from supertonic_engine.errors import SupertonicError
+from supertonic_engine.errors import InvalidParameter, SupertonicError
 
-from . import jobs
+from . import jobs, streamed
 from .cors import cors_headers
 from .described import describe
 from .envelopes import check_function_url, method_of
 from .errors import (
     MalformedEvent,
     MethodNotAllowed,
+    ResponseTooLarge,
     RouteNotFound,
     log_error,
 )
@@ -50,14 +51,26 @@ from .openai import parse_openai_request
 from .playground import page_response
 from .rendering import render
 from .request import TtsRequest, parse_request
-from .responses import empty_response, error_response, http_success, json_response, text_response, without_body
+from .responses import (
+    SYNC_RESPONSE_LIMIT,
+    binary_response,
+    empty_response,
+    error_response,
+    http_success,
+    json_response,
+    text_response,
+    without_body,
+)
+from .runtime import StreamedAnswer
 from .service import Service
 from .voices import describe_voices
 
 OPENAPI_FILE = "openapi.json"
 OPENAI_PATH = "/v1/audio/speech"  # its errors carry OpenAI's error shape too
 
-Endpoint = Callable[[Service, HttpCall, dict[str, str]], dict[str, Any]]
+# A whole response, or (a function URL in RESPONSE_STREAM mode) one made as it is sent.
+Answer = dict[str, Any] | StreamedAnswer
+Endpoint = Callable[[Service, HttpCall, dict[str, str]], Answer]
 
 
 @dataclass(frozen=True)
@@ -108,21 +121,25 @@ def list_voices(service: Service, _call: HttpCall, _: dict[str, str]) -> dict[st
     )
 
 
-def home(service: Service, call: HttpCall, params: dict[str, str]) -> dict[str, Any]:
+def home(service: Service, call: HttpCall, params: dict[str, str]) -> Answer:
     """A browser opening the URL gets the playground; ``?text=`` (or any other client) gets audio."""
     if call.wants_html and "text" not in call.query:
         return page_response(service)
     return speak(service, call, params)
 
 
-def speak(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
+def speak(service: Service, call: HttpCall, _: dict[str, str]) -> Answer:
     fields, from_strings = call.sent_fields()
-    request = parse_request(fields, voices=service.voices, limits=service.config.sync_limits, from_strings=from_strings)
+    config = service.config
+    request = parse_request(
+        fields, voices=service.voices, limits=config.sync_limits, from_strings=from_strings, defaults=config.synthesis_defaults()
+    )
     return _speak(service, call, request)
 
 
-def speak_openai(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:
-    request = parse_openai_request(call.json_body(), voices=service.voices, limits=service.config.sync_limits)
+def speak_openai(service: Service, call: HttpCall, _: dict[str, str]) -> Answer:
+    config = service.config
+    request = parse_openai_request(call.json_body(), voices=service.voices, limits=config.sync_limits, defaults=config.synthesis_defaults())
     return _speak(service, call, request)
 
 
@@ -147,14 +164,26 @@ def openapi_document() -> dict[str, Any]:
     return json.loads(resources.files(__package__).joinpath(OPENAPI_FILE).read_text(encoding="utf-8"))
 
 
-def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, Any]:
+def _speak(service: Service, call: HttpCall, request: TtsRequest) -> Answer:
     if not request.format_sent:
         request = replace(request, format=audio_format_for(call.header("accept"), request.format))
     prepared = request.prepare(service.engine)
+    if request.stream_format == "sse":
+        return _events(service, call, prepared)
     if request.answer != "audio":
         return _describe(service, call, prepared, request.answer)
     # Before synthesis: a request nobody can accept the answer to costs nothing.
     answer = call.negotiate([prepared.format.content_type.split(";")[0], JSON_TYPE])
+    if service.config.streams and answer != JSON_TYPE and call.method != "HEAD":
+        audio = streamed.audio_answer(
+            service.engine,
+            prepared,
+            budget_s=call.invocation.synthesis_budget_s(),
+            request_id=call.invocation.request_id,
+            settings=streamed.StreamSettings.of(service.config),
+        )
+        if audio is not None:  # else past the streaming cap: parked in S3 below, as a buffered answer is
+            return audio
     rendered = render(
         service.engine,
         prepared,
@@ -162,6 +191,25 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> dict[str, A
         source="http",
     )
     return http_success(service, rendered, request_id=call.invocation.request_id, as_json=answer == JSON_TYPE)
+
+
+def _events(service: Service, call: HttpCall, prepared: Prepared) -> Answer:
+    """Server-sent events: streamed in RESPONSE_STREAM mode, whole in BUFFERED mode."""
+    if prepared.extras.captions:
+        raise InvalidParameter("captions are a file of their own: ask for them with stream_format 'audio'", field="stream_format")
+    events = streamed.event_answer(
+        service.engine,
+        prepared,
+        budget_s=call.invocation.synthesis_budget_s(),
+        request_id=call.invocation.request_id,
+        settings=streamed.StreamSettings.of(service.config),
+    )
+    if service.config.streams and call.method != "HEAD":
+        return events
+    body = streamed.joined(events)
+    if len(body) > SYNC_RESPONSE_LIMIT:
+        raise ResponseTooLarge(len(body), SYNC_RESPONSE_LIMIT, len(prepared.text), prepared.format.name)
+    return binary_response(200, body, dict(events.prelude["headers"]) if events.prelude else {})
 
 
 def _describe(service: Service, call: HttpCall, prepared: Prepared, answer: str) -> dict[str, Any]:
@@ -190,8 +238,16 @@ ROUTES = (
 # --- dispatch -----------------------------------------------------------------------------------------
 
 
-def handle(service: Service, event: dict[str, Any], invocation: LambdaCall) -> dict[str, Any]:
-    """Answer one function URL request; never raises, never leaks a stack trace."""
+def handle(service: Service, event: dict[str, Any], invocation: LambdaCall) -> Answer:
+    """Answer one function URL request; never raises, never leaks a stack trace. In RESPONSE_STREAM
+    mode every answer is a ``StreamedAnswer``: the URL reads the prelude of each, streamed audio or not."""
+    answer = _answer(service, event, invocation)
+    if service.config.streams and not isinstance(answer, StreamedAnswer):
+        return streamed.as_streamed(answer)
+    return answer
+
+
+def _answer(service: Service, event: dict[str, Any], invocation: LambdaCall) -> Answer:
     try:
         check_function_url(event)
     except MalformedEvent as error:  # not an HttpCall: its views would read the broken parts
@@ -206,6 +262,10 @@ def handle(service: Service, event: dict[str, Any], invocation: LambdaCall) -> d
         response = error_response(error, request_id=invocation.request_id, as_audio=call.error_as_audio, openai=call.path == OPENAI_PATH)
         if isinstance(error, MethodNotAllowed):
             extra_headers["allow"] = ", ".join(error.allowed)
+    if isinstance(response, StreamedAnswer):
+        assert response.prelude is not None  # a function URL's stream always has its prelude
+        response.prelude["headers"].update(extra_headers)
+        return response
     response["headers"].update(extra_headers)
     return _as_sent(call.method, response)
 
@@ -219,7 +279,7 @@ def served() -> list[tuple[str, str]]:
     return [(method, route.template) for route in ROUTES for method in route.methods]
 
 
-def _route(service: Service, call: HttpCall) -> dict[str, Any]:
+def _route(service: Service, call: HttpCall) -> Answer:
     allowed: list[str] = []
     for route in ROUTES:
         params = route.match(call.path)

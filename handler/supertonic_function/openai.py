@@ -9,8 +9,11 @@ The shape (https://platform.openai.com/docs/api-reference/audio/createSpeech) is
   flac, wav, pcm (24 kHz, as OpenAI's); aac is refused by name.
 - ``speed``: OpenAI's 0.25-4.0 with 1.0 as normal; the model's normal pace is 1.05 and it reads
   from 0.7 to 2.0, so the value is scaled by 1.05 and held inside that range.
-- ``instructions`` (voice direction) has no counterpart in this model and is ignored;
-  ``stream_format`` must be ``audio`` (no server-sent events from a buffered function URL).
+- ``instructions`` (voice direction) has no counterpart in this model and is ignored.
+- ``stream_format``: ``audio`` (the file's bytes) or ``sse``: ``speech.audio.delta`` events with
+  base64 audio, then ``speech.audio.done`` with ``usage``; as OpenAI, ``sse`` is refused with
+  ``tts-1`` and ``tts-1-hd``. Both stream as they are made when the function URL is in
+  ``RESPONSE_STREAM`` mode, and come whole in ``BUFFERED`` mode.
 - ``lang`` is an extension: OpenAI detects the language, this model must be told (default ``en``).
 A field sent as ``null`` means its default, as in ``POST /v1/tts``.
 """
@@ -18,6 +21,7 @@ A field sent as ``null`` means its default, as in ``POST /v1/tts``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from supertonic_engine import DEFAULT_SPEED, SPEED_RANGE, Limits, SynthesisOptions
 from supertonic_engine.errors import InvalidParameter
@@ -31,7 +35,14 @@ DEFAULT_RESPONSE_FORMAT = "mp3"
 OPENAI_SPEED_RANGE = (0.25, 4.0)
 
 
-def parse_openai_request(data: object, *, voices: Sequence[str], limits: Limits | None) -> TtsRequest:
+# OpenAI: "sse is not supported for tts-1 or tts-1-hd" (createSpeech, stream_format).
+MODELS_WITHOUT_SSE = ("tts-1", "tts-1-hd")
+
+
+def parse_openai_request(
+    data: object, *, voices: Sequence[str], limits: Limits | None, defaults: Mapping[str, Any] | None = None
+) -> TtsRequest:
+    """``data`` in OpenAI's shape as a request; ``defaults``: the deployment's fields (its chunking)."""
     if not isinstance(data, Mapping):
         raise InvalidParameter("the request must be a JSON object with at least 'input' and 'voice'", field="body")
     unknown = sorted(set(data) - set(FIELDS))
@@ -41,10 +52,13 @@ def parse_openai_request(data: object, *, voices: Sequence[str], limits: Limits 
     model = data.get("model", DEFAULT_MODEL)
     if not isinstance(model, str) or model not in MODEL_STEPS:
         raise InvalidParameter(f"model {model!r} is not served here; use one of: {', '.join(MODEL_STEPS)}", field="model")
-    if data.get("stream_format", "audio") != "audio":
-        raise InvalidParameter("stream_format must be 'audio': this endpoint answers with the whole file", field="stream_format")
+    stream_format = data.get("stream_format", "audio")
+    if stream_format == "sse" and model in MODELS_WITHOUT_SSE:
+        raise InvalidParameter(f"stream_format 'sse' is not supported with {model}; use 'audio' or another model", field="stream_format")
     text = check_text(data.get("input"), field="input")
     values = {
+        **(defaults or {}),
+        "stream_format": stream_format,
         "voice": data.get("voice", SynthesisOptions.voice),
         "lang": data.get("lang", SynthesisOptions.lang),
         "steps": MODEL_STEPS[model],

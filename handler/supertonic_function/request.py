@@ -26,7 +26,27 @@ from .errors import InvalidJson
 from .voices import resolve_voice
 
 ON_ERROR_CHOICES = ("json", "audio")
-OPTION_FIELDS = ("voice", "lang", "steps", "speed", "format", "seed", "normalize", "on_error", "marks", "captions", "chunking", "text_type")
+OPTION_FIELDS = (
+    "voice",
+    "lang",
+    "steps",
+    "speed",
+    "format",
+    "seed",
+    "normalize",
+    "on_error",
+    "marks",
+    "captions",
+    "chunking",
+    "text_type",
+    "first_chunk_chars",
+    "first_chunk_steps",
+    "trim_silence",
+    "stream_format",
+)
+# How an HTTP answer carries the audio: the file's bytes, or server-sent events (OpenAI's
+# speech.audio.delta / speech.audio.done, with speech marks beside the audio when asked for).
+STREAM_FORMATS = ("audio", "sse")
 ANSWERS = ("audio", "marks", "captions")
 FIELDS = ("text", *OPTION_FIELDS)
 
@@ -45,6 +65,7 @@ class TtsRequest:
     extras: Extras = Extras()
     answer: str = "audio"  # what a synchronous caller gets back: audio, marks (JSON lines) or captions
     text_type: str | None = None  # Polly's TextType: ssml or text; None: SSML when the text starts with <speak>
+    stream_format: str = "audio"  # one of STREAM_FORMATS; read by HTTP answers only (a file is a file)
 
     def prepare(self, engine: Engine) -> Prepared:
         """The engine's one check of this request (text, options, voice, format, limits), its
@@ -82,6 +103,13 @@ class TtsRequest:
             document["chunking"] = o.chunking
         if self.text_type is not None:
             document["text_type"] = self.text_type
+        for name in ("first_chunk_chars", "first_chunk_steps"):
+            if getattr(o, name) is not None:
+                document[name] = getattr(o, name)
+        if o.trim_silence:
+            document["trim_silence"] = True
+        if self.stream_format != "audio":
+            document["stream_format"] = self.stream_format
         if self.extras.marks:
             document["marks"] = list(self.extras.marks)
         if self.answer == "captions":
@@ -110,12 +138,14 @@ def parse_request(
     voices: Sequence[str],
     limits: Limits | None = None,
     from_strings: bool = False,
+    defaults: Mapping[str, Any] | None = None,
 ) -> TtsRequest:
     """Check ``data`` and build the request.
 
     ``from_strings``: values come from a query string or object metadata, so numbers and booleans
     arrive as text, and keys that are not request fields (a cache buster, unrelated metadata) are
     ignored. A JSON body must use real JSON types and only the known fields, so typos are caught.
+    ``defaults``: typed values of fields the deployment sets when the request does not.
     """
     if not isinstance(data, Mapping):
         raise InvalidParameter(f"the request must be a JSON object with the fields {', '.join(FIELDS)}", field="body")
@@ -127,7 +157,7 @@ def parse_request(
     if from_strings:
         values = {name: _from_string(name, value) for name, value in values.items()}
     text = check_text(values.pop("text", None))
-    return build_request(text, values, voices, limits)
+    return build_request(text, {**(defaults or {}), **values}, voices, limits)
 
 
 def build_request(
@@ -159,7 +189,13 @@ def build_request(
         seed=values.get("seed"),
         normalize=_boolean(values, "normalize", True),
         chunking=_string(values, "chunking", SynthesisOptions.chunking),
+        first_chunk_chars=values.get("first_chunk_chars"),
+        first_chunk_steps=values.get("first_chunk_steps"),
+        trim_silence=_boolean(values, "trim_silence", False),
     )
+    stream_format = _string(values, "stream_format", "audio").lower()
+    if stream_format not in STREAM_FORMATS:
+        raise InvalidParameter(f"stream_format must be one of {', '.join(STREAM_FORMATS)}, got {stream_format!r}", field="stream_format")
     fmt = fmt.strip().lower()
     marks, captions, answer = values.get("marks") or (), values.get("captions") or (), "audio"
     if fmt in CAPTION_FORMATS:  # captions as the answer; an S3 job still writes its audio beside them
@@ -183,6 +219,7 @@ def build_request(
         extras=extras,
         answer=answer,
         text_type=text_type,
+        stream_format=stream_format,
     )
 
 
@@ -254,6 +291,9 @@ def _whole_number(raw: str) -> int:
 _STRING_CONVERTERS: dict[str, Callable[[str], object]] = {
     "steps": _whole_number,
     "seed": _whole_number,
+    "first_chunk_chars": _whole_number,
+    "first_chunk_steps": _whole_number,
+    "trim_silence": true_or_false,
     "speed": _number,
     "normalize": true_or_false,
 }

@@ -190,3 +190,23 @@ def url_stream(event, context):
         "cookies": ["sample=1"],
     }
     return StreamedAnswer(prelude, (bytes([i % 256]) * 1000 for i in range(pieces)))
+
+
+def stream_pieces(event, context):
+    """A function-URL handler whose answer is streamed: piece 1, then piece 2 only once the file the
+    event names exists, so a test can prove its client saw piece 1 before piece 2 was made."""
+    from pathlib import Path
+
+    from supertonic_function.runtime import StreamedAnswer
+
+    signal = Path(json.loads(event.get("body") or "{}")["signal"])
+
+    def body():
+        yield b"piece 1;"
+        while not signal.exists():
+            time.sleep(0.01)
+        yield b"piece 2."
+
+    return StreamedAnswer(
+        {"statusCode": 201, "headers": {"content-type": "text/plain", "x-sample": "streamed"}, "cookies": ["a=1"]}, body()
+    )

@@ -16,6 +16,14 @@ same way after the answer, as S3's notification would be, so a job submitted thr
 URL gets done. With the template's SQS event source mappings (queues in moto's SQS), batches are
 invoked as they arrive, on ``--concurrency N`` sandboxes; an upload waits until the queues are
 drained and prints the wall time.
+
+With the function URL in ``RESPONSE_STREAM`` mode (the template's ``FunctionUrlInvokeMode``, or
+``--invoke-mode``), a streamed answer reaches the client as the function writes it: the status and
+headers as soon as the prelude is complete, then each piece as a chunk. An error the function
+reports after the first byte is logged here and cuts the connection without the last chunk (this
+harness's choice, so a client cannot take a broken answer for a whole one). RIE itself answers an
+invoke only at its end, with at most the first 6 MiB (see ``runtime_proxy``); its Invoke API shows
+the bytes, not their timing.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -33,10 +42,11 @@ from typing import Any
 from ..function.outcome import Outcome
 from ..function.rie import LOOPBACK, RieNotFound
 from ..function.rie_log import is_emulator_detail
+from ..function.runtime_proxy import StreamEnd, StreamPiece, StreamRelay, StreamStart
 from ..function.sandbox import Invocation
 from ..function.template import S3Trigger, trigger_for
 from .delivery import Delivery, deliver
-from .furl import INTERNAL_ERROR, HttpResponse, UnreadableBody, http_to_event, read_body, result_to_http
+from .furl import INTERNAL_ERROR, HttpResponse, StreamedHead, UnreadableBody, http_to_event, read_body, result_to_http
 from .local import LocalFunction, add_function_arguments, start_local_function
 from .s3 import LocalS3, s3_put_event
 from .sqs import Batch, batches_summary
@@ -183,12 +193,136 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
             region=self.server.local.sandbox.function.region,
         )
         before = self.server.watched_keys()
+        if self.server.local.sandbox.function.streams:
+            self._invoke_streaming(event)
+            self.server.notify_since(before)
+            return
         invocation = self.server.local.sandbox.invoke(event)
         response = function_url_response(invocation)
         problem = f" ({response.problem})" if response.problem else ""
         self.server.log(f"{self.command} {self.path}: {summarize(invocation, response)}{problem}")
         self._send(response)
         self.server.notify_since(before)
+
+    def _invoke_streaming(self, event: dict[str, Any]) -> None:
+        """Invoke on a thread and relay what the function streams as it arrives; an answer it did
+        not stream (a buffered result, an error before the first byte) is sent as it is today."""
+        relay = StreamRelay()
+        done: list[Invocation | BaseException] = []
+
+        def invoke() -> None:
+            try:
+                done.append(self.server.local.sandbox.invoke(event, relay=relay))
+            except BaseException as error:  # the emulator is stopping: answered below as a failure
+                done.append(error)
+                relay.close()
+
+        worker = threading.Thread(target=invoke, name="function-url-invoke", daemon=True)
+        worker.start()
+        streamed = self._relay(relay)
+        worker.join()
+        outcome = done[0] if done else None
+        if not isinstance(outcome, Invocation):
+            self.server.log(f"{self.command} {self.path}: not invoked: {outcome}")
+            if streamed is None:
+                self._send(INTERNAL_ERROR)
+            return
+        if streamed is None:
+            response = function_url_response(outcome)
+            problem = f" ({response.problem})" if response.problem else ""
+            self.server.log(f"{self.command} {self.path}: {summarize(outcome, response)}{problem}")
+            self._send(response)
+            return
+        self.server.log(f"{self.command} {self.path}: {summarize(outcome, streamed.response)}; {streamed.describe()}")
+        for line in streamed.errors:
+            self.server.log(f"  {line}")
+
+    def _relay(self, relay: StreamRelay) -> _Relayed | None:
+        """Write each streamed event to the client as it comes; None when nothing was streamed."""
+        relayed: _Relayed | None = None
+        head: StreamedHead | None = None
+        for event in relay.events():
+            if isinstance(event, StreamStart):
+                head, relayed = StreamedHead(event.content_type), _Relayed(event, sent_at=relay.sent_at or event.at)
+            elif relayed is None or head is None:
+                continue  # pieces of no started stream: nothing the proxy sends
+            elif isinstance(event, StreamPiece):
+                relayed.pieces += 1
+                self._relay_piece(relayed, head, event, relay)
+            elif isinstance(event, StreamEnd):
+                relayed.ended = event
+                self._relay_end(relayed, head)
+        return relayed
+
+    def _relay_piece(self, relayed: _Relayed, head: StreamedHead, piece: StreamPiece, relay: StreamRelay) -> None:
+        body = head.feed(piece.data)
+        if head.response is None or relayed.client_gone or relayed.refused:
+            return
+        if body and relayed.first_byte_at is None:
+            relayed.first_byte_at = piece.at
+        relayed.body_bytes += len(body)
+        try:
+            if not relayed.head_sent:
+                relayed.response = head.response
+                if head.response.problem:
+                    # A prelude no HTTP response can carry: the 502 a buffered answer would get.
+                    relayed.refused = True
+                    relayed.errors.append(f"the streamed prelude becomes a 502: {head.response.problem}")
+                    self._send(head.response)
+                    return
+                self._send_head(head.response, relayed.start.request_id)
+                relayed.head_sent = True
+            if body and self.command != "HEAD":
+                self.wfile.write(b"%x\r\n%b\r\n" % (len(body), body))
+                self.wfile.flush()
+        except OSError:
+            # The client went away: the runtime's next write fails, as on Lambda.
+            relayed.client_gone = True
+            relay.cancel()
+            self.close_connection = True
+
+    def _relay_end(self, relayed: _Relayed, head: StreamedHead) -> None:
+        ended = relayed.ended
+        if ended is None or relayed.client_gone or relayed.refused:
+            return
+        error = ended.error()
+        if error is not None:
+            relayed.errors.append(f"the function's stream ended with {error[0]}: {error[1]}")
+        elif not ended.complete:
+            relayed.errors.append("the runtime's connection ended inside the stream")
+        try:
+            if not relayed.head_sent:
+                # Ended before its prelude did: nothing was sent, so the client still gets an answer.
+                relayed.response = head.response if head.response is not None else INTERNAL_ERROR
+                if head.response is None:
+                    relayed.errors.append("the streamed answer ended before its prelude (8 NUL bytes) did")
+                if head.response is None or error is not None or not ended.complete:
+                    self._send(INTERNAL_ERROR)
+                    return
+                self._send_head(head.response, relayed.start.request_id)
+                relayed.head_sent = True
+            if error is not None or not ended.complete:
+                self.close_connection = True  # cut: no last chunk, so the client sees an incomplete answer
+                return
+            if self.command != "HEAD":
+                self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            relayed.client_gone = True
+            self.close_connection = True
+
+    def _send_head(self, response: HttpResponse, request_id: str) -> None:
+        self.send_response(response.status)
+        for name, value in response.headers:
+            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
+                self.send_header(name, value)
+        self.send_header("x-amzn-requestid", request_id)
+        if self.command != "HEAD":
+            self.send_header("transfer-encoding", "chunked")
+        elif (length := response.header("content-length")) is not None:
+            self.send_header("content-length", length)  # as _send: the length GET would send
+        self.end_headers()
+        self.wfile.flush()
 
     def _send(self, response: HttpResponse) -> None:
         self.send_response(response.status)
@@ -214,6 +348,33 @@ class _FunctionUrlHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silenced: ``_invoke`` logs one richer line per request."""
+
+
+@dataclass
+class _Relayed:
+    """What the front made of one streamed answer, for its log line."""
+
+    start: StreamStart
+    sent_at: float  # when the invoke was sent (``time.perf_counter()``)
+    response: HttpResponse | None = None
+    ended: StreamEnd | None = None
+    pieces: int = 0
+    body_bytes: int = 0
+    first_byte_at: float | None = None
+    head_sent: bool = False
+    client_gone: bool = False
+    refused: bool = False  # a 502 went out in place of the stream
+    errors: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        parts = [f"streamed {self.body_bytes} body bytes in {self.pieces} pieces"]
+        if self.first_byte_at is not None:
+            parts.append(f"first body byte {(self.first_byte_at - self.sent_at) * 1000:.0f} ms after the invoke")
+        if self.client_gone:
+            parts.append("the client went away")
+        elif self.ended is not None and (self.ended.error() or not self.ended.complete):
+            parts.append("cut")
+        return ", ".join(parts)
 
 
 def upload_and_deliver(local: LocalFunction, path: Path, trigger: S3Trigger) -> tuple[dict, Delivery, list[str]]:
@@ -286,6 +447,7 @@ def run(args: argparse.Namespace) -> int:
         server = FunctionUrlServer(local, args.port).start()
         print(f"Invoke API: curl {local.sandbox.invoke_url} -d '{{}}'")
         print(f'function URL: curl {server.url} -d \'{{"text":"안녕하세요"}}\' -o out.wav')
+        print(f"function URL invoke mode: {local.sandbox.function.invoke_mode}")
         print(f"playground: open {server.url} in a browser")
         print("Ctrl-C to stop", flush=True)
         try:

@@ -27,10 +27,16 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import parse_qsl
 
+# The chunk reader is the Runtime API proxy's; its line limit is re-exported for the front's tests.
+from ..function.runtime_proxy import MAX_CHUNK_LINE as MAX_CHUNK_LINE
+from ..function.runtime_proxy import BadChunking, ByteStream, read_chunks
+
 URL_ID = "supertoniclocal"
+INTEGRATION_RESPONSE_TYPE = "application/vnd.awslambda.http-integration-response"
+PRELUDE_END = b"\0" * 8
 ACCOUNT_ID = "123456789012"
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript")
 # RFC 9110 §5.1 field names (tokens) and §5.5 values: visible Latin-1 text, spaces and tabs, no line breaks.
@@ -46,21 +52,8 @@ def is_text(content_type: str | None) -> bool:
     return media.startswith("text/") or media in _TEXT_TYPES or media.endswith(("+json", "+xml"))
 
 
-class ByteStream(Protocol):
-    """What a request body is read from: a socket's buffered reader, or bytes in a test."""
-
-    def read(self, size: int = -1, /) -> bytes: ...
-
-    def readline(self, size: int = -1, /) -> bytes: ...
-
-
 class UnreadableBody(ValueError):
     """A request whose body cannot be delimited: the connection cannot be read past it."""
-
-
-# Longest chunk-size or trailer line read (RFC 9112 §7.1 sets none; a front must set one).
-MAX_CHUNK_LINE = 8192
-_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
 
 
 def read_body(stream: ByteStream, transfer_encoding: str | None, content_length: str | None) -> bytes:
@@ -82,30 +75,11 @@ def read_body(stream: ByteStream, transfer_encoding: str | None, content_length:
 
 
 def _read_chunked(stream: ByteStream) -> bytes:
-    """Chunks (``size[;extension] CRLF data CRLF``) up to the zero-size one, then the trailer
-    fields, which a function URL does not pass on, up to the empty line."""
-    parts = []
-    while True:
-        size_field = _chunk_line(stream).split(b";", 1)[0].strip()
-        if not _CHUNK_SIZE.fullmatch(size_field):
-            raise UnreadableBody(f"chunk size {size_field[:20]!r} is not hexadecimal")
-        size = int(size_field, 16)
-        if size == 0:
-            break
-        data = stream.read(size)
-        if len(data) != size or stream.read(2) != b"\r\n":
-            raise UnreadableBody("a chunk ended before its size or without CRLF")
-        parts.append(data)
-    while _chunk_line(stream).strip():  # trailer fields until the empty line
-        pass
-    return b"".join(parts)
-
-
-def _chunk_line(stream: ByteStream) -> bytes:
-    line = stream.readline(MAX_CHUNK_LINE + 1)
-    if not line.endswith(b"\n") or len(line) > MAX_CHUNK_LINE:
-        raise UnreadableBody("a chunk's size line or a trailer is cut off or too long")
-    return line
+    """Chunks up to the zero-size one, then the trailer fields, which a function URL does not pass on."""
+    try:
+        return b"".join(read_chunks(stream))
+    except BadChunking as error:
+        raise UnreadableBody(str(error)) from None
 
 
 def http_to_event(
@@ -238,3 +212,51 @@ def _response(result: Mapping[str, Any]) -> HttpResponse:
         except UnicodeEncodeError as error:
             raise _Unsendable(f"the body holds {body[error.start]!r}, which UTF-8 cannot encode (a lone surrogate)") from None
     return HttpResponse(status, fields, raw)
+
+
+class StreamedHead:
+    """The status and headers of a streamed answer, found as its pieces arrive.
+
+    ``feed`` returns the body bytes in each piece (none while the prelude is still incomplete);
+    ``response`` is None until the head is known, then an ``HttpResponse`` without a body (a 502
+    with its ``problem`` when the prelude is no answer an HTTP response can carry).
+    """
+
+    def __init__(self, content_type: str | None) -> None:
+        framed = (content_type or "").split(";", 1)[0].strip().lower() == INTEGRATION_RESPONSE_TYPE
+        self.response: HttpResponse | None = None if framed else HttpResponse(200, [("content-type", "application/octet-stream")])
+        self._prelude = b""
+
+    def feed(self, data: bytes) -> bytes:
+        if self.response is not None:
+            return data
+        self._prelude += data
+        end = self._prelude.find(PRELUDE_END)
+        if end < 0:
+            return b""
+        self.response = _prelude_response(self._prelude[:end])
+        rest = self._prelude[end + len(PRELUDE_END) :]
+        self._prelude = b""
+        return rest
+
+
+def _prelude_response(prelude: bytes) -> HttpResponse:
+    try:
+        fields = json.loads(prelude)
+    except (ValueError, UnicodeDecodeError):
+        return replace(INTERNAL_ERROR, problem="the streamed prelude is not JSON")
+    if not isinstance(fields, dict):
+        return replace(INTERNAL_ERROR, problem="the streamed prelude is not a JSON object")
+    if "statusCode" not in fields:
+        return replace(INTERNAL_ERROR, problem="the streamed prelude has no statusCode")
+    # The body follows the prelude raw: only the status, headers and cookies are read from it.
+    return result_to_http({key: fields[key] for key in ("statusCode", "headers", "cookies") if key in fields})
+
+
+def streamed_to_http(content_type: str | None, data: bytes) -> HttpResponse:
+    """The HTTP response a function URL makes of a whole streamed answer (``data``: every piece)."""
+    head = StreamedHead(content_type)
+    body = head.feed(data)
+    if head.response is None:
+        return replace(INTERNAL_ERROR, problem="the streamed answer ended before its prelude did (8 NUL bytes)")
+    return head.response if head.response.problem else replace(head.response, body=body)

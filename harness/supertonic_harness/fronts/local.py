@@ -21,7 +21,7 @@ from supertonic_engine.config import ENV_MODEL_DIR
 from supertonic_engine.prepared import has_prepared
 
 from ..function.limits import MODES, PROFILES, Limits, Profile, open_limits, resolve_profile
-from ..function.rie import DEFAULT_HANDLER, REPO_ROOT, FunctionSpec
+from ..function.rie import BUFFERED, DEFAULT_HANDLER, INVOKE_MODES, REPO_ROOT, FunctionSpec
 from ..function.sandbox import Sandbox
 from ..function.template import DEFAULT_TEMPLATE, QueueConfig, S3Trigger, SqsTrigger, Template
 from .faults import FaultProxy, FaultSchedule
@@ -56,6 +56,12 @@ def add_function_arguments(parser: argparse.ArgumentParser) -> None:
         "--template", type=Path, default=DEFAULT_TEMPLATE, help="SAM template for buckets, environment and timeout (skipped if missing)"
     )
     group.add_argument("--timeout", type=int, help=f"function timeout in s (default: the template's, else {DEFAULT_TIMEOUT_S})")
+    group.add_argument(
+        "--invoke-mode",
+        choices=INVOKE_MODES,
+        help="the function URL's invoke mode (default: the template's, else BUFFERED); "
+        "RESPONSE_STREAM runs the function's own streaming runtime loop and relays its answer as it is made",
+    )
     group.add_argument("--no-s3", action="store_true", help="do not start the local S3 (moto) server")
     group.add_argument(
         "--concurrency",
@@ -132,6 +138,7 @@ class LocalFunction:
             "task_root": str(function.task_root),
             "timeout_s": function.timeout_s,
             "memory_mb": function.memory_mb,
+            "invoke_mode": function.invoke_mode,
             "rie": str(self.sandbox.rie.binary),
             "s3_endpoint": self.s3.endpoint_url if self.s3 else None,
             "s3_faults": self.faults.schedule.describe() if self.faults else None,
@@ -179,6 +186,7 @@ def start_local_function(
     buckets: list[str] = []
     queues: list[QueueConfig] = []
     sqs_triggers: list[SqsTrigger] = []
+    invoke_mode = getattr(args, "invoke_mode", None)
     if args.template and Path(args.template).is_file():
         template = Template.load(args.template)
         config = template.function()
@@ -188,6 +196,7 @@ def start_local_function(
         buckets = list(template.buckets().values())
         queues = list(template.queues().values())
         sqs_triggers = [trigger for trigger in config.sqs_triggers if trigger.enabled]
+        invoke_mode = invoke_mode or config.invoke_mode
         notes += [f"template: could not resolve {what}" for what in template.unresolved]
     elif args.template:
         notes.append(f"template {args.template} not found: no buckets or environment from it")
@@ -222,6 +231,7 @@ def start_local_function(
             task_root=Path(args.task_root).resolve(),
             timeout_s=timeout_s or DEFAULT_TIMEOUT_S,
             environment=environment,
+            invoke_mode=invoke_mode or BUFFERED,
         )
         profile = profile_from_args(args)
         limits = stack.enter_context(open_limits(profile, args.limit_mode))

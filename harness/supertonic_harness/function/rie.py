@@ -2,7 +2,8 @@
 
 RIE is the Go binary that ``sam local`` and the AWS base images use. It serves the Invoke API on one
 address and the Runtime API on another, and starts the function's command (``python -m awslambdaric
-<handler>``) lazily on the first invoke, exactly as Lambda does. Its log is the only place that says
+<handler>``, or the function's own streaming loop ``python -m supertonic_function.runtime <handler>``
+when its function URL is in ``RESPONSE_STREAM`` mode) lazily on the first invoke, exactly as Lambda does. Its log is the only place that says
 what happened to an invocation (init, timeout, reset), so every log line is kept here and read by
 ``rie_log``. Measured behaviour this module relies on (aws-sam-cli 1.170.0's binary): without both
 ``--runtime-interface-emulator-address`` and ``--runtime-api-address`` it binds 0.0.0.0:8080 and
@@ -28,7 +29,7 @@ from typing import IO
 
 from .measure import descendants
 from .rie_log import RieReport, parse_invocation_log
-from .runtime_proxy import INIT_ALLOWANCE_S, RuntimeApiProxy
+from .runtime_proxy import INIT_ALLOWANCE_S, RuntimeApiProxy, StreamRelay
 
 ENV_RIE = "SUPERTONIC_RIE"
 INVOKE_PATH = "/2015-03-31/functions/function/invocations"
@@ -36,6 +37,17 @@ LOOPBACK = "127.0.0.1"
 # The repository root: harness/supertonic_harness/function/rie.py -> four levels up.
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_HANDLER = "supertonic_function.app.lambda_handler"
+# A function URL's InvokeMode; the function reads which one it is served in from this variable.
+BUFFERED = "BUFFERED"
+RESPONSE_STREAM = "RESPONSE_STREAM"
+INVOKE_MODES = (BUFFERED, RESPONSE_STREAM)
+ENV_INVOKE_MODE = "SUPERTONIC_FUNCTION_URL_INVOKE_MODE"
+# awslambdaric (4.2.2) cannot stream a response; the function's own runtime loop can.
+STREAMING_RUNTIME_MODULE = "supertonic_function.runtime"
+
+
+class UnknownInvokeMode(ValueError):
+    """An invoke mode a function URL does not have."""
 
 
 class RieNotFound(RuntimeError):
@@ -78,9 +90,19 @@ class FunctionSpec:
     timeout_s: int = 60
     region: str = "us-east-1"
     environment: Mapping[str, str] = field(default_factory=dict)
+    invoke_mode: str = BUFFERED  # the function URL's: RESPONSE_STREAM runs the streaming runtime loop
+
+    def __post_init__(self) -> None:
+        if self.invoke_mode not in INVOKE_MODES:
+            raise UnknownInvokeMode(f"invoke mode {self.invoke_mode!r}: a function URL has {' or '.join(INVOKE_MODES)}")
+
+    @property
+    def streams(self) -> bool:
+        return self.invoke_mode == RESPONSE_STREAM
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "awslambdaric", self.handler]
+        runtime = STREAMING_RUNTIME_MODULE if self.streams else "awslambdaric"
+        return [sys.executable, "-m", runtime, self.handler]
 
     def env(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment RIE starts with; RIE passes it on to the runtime and adds its own keys."""
@@ -104,6 +126,7 @@ class FunctionSpec:
         # The timeout RIE enforces; template.yaml passes its own Timeout by this name (Lambda does
         # not tell the function), which must not say otherwise when --timeout is given.
         env["AWS_LAMBDA_FUNCTION_TIMEOUT"] = str(self.timeout_s)
+        env[ENV_INVOKE_MODE] = self.invoke_mode  # likewise for --invoke-mode over the template's
         return env
 
 
@@ -244,33 +267,47 @@ class Rie:
                 time.sleep(0.02)
         raise RuntimeError(f"RIE did not listen on {LOOPBACK}:{self.port} within {timeout_s:.0f} s")
 
-    def invoke(self, payload: bytes, *, before_send: Callable[[], None] | None = None) -> RawInvocation:
-        """Send one event and wait for the answer and for RIE's last log line about it."""
-        with self._lock:
-            if before_send is not None:
-                before_send()
-            mark = self.log.mark()
-            request = urllib.request.Request(self.url, data=payload, method="POST")
-            started = time.perf_counter()
-            # The function timeout bounds the invoke; the margin covers the init allowance and a spawn.
-            http_timeout = self.function.timeout_s + INIT_ALLOWANCE_S + 30
-            try:
-                with urllib.request.urlopen(request, timeout=http_timeout) as response:  # http to RIE on loopback  # nosec B310
-                    status, body = response.status, response.read()
-            except urllib.error.HTTPError as error:
-                status, body = error.code, error.read()
-            wall_ms = (time.perf_counter() - started) * 1000
-            # RIE answers before it logs END/REPORT; give the log a moment to catch up.
-            lines = self.log.wait_for(mark, lambda ls: parse_invocation_log(ls).complete, 5.0)
-            log = parse_invocation_log(lines)
-            if self.proxy.timed_out(log.request_id):
-                # What Lambda answers and bills for a timeout; RIE saw only a killed runtime.
-                timeout_ms = self.function.timeout_s * 1000.0
-                body = f"Task timed out after {self.function.timeout_s:.2f} seconds".encode()
-                log.duration_ms = timeout_ms
-                log.billed_ms = int(timeout_ms) + (int(log.init_ms or 0) if log.cold_start else 0)
-                return RawInvocation(200, body, wall_ms, log, timed_out=True)
-            return RawInvocation(status, body, wall_ms, log)
+    def invoke(self, payload: bytes, *, before_send: Callable[[], None] | None = None, relay: StreamRelay | None = None) -> RawInvocation:
+        """Send one event and wait for the answer and for RIE's last log line about it. A response
+        the runtime streams goes to ``relay`` as it is written, and ``relay`` is closed on return."""
+        try:
+            with self._lock:
+                self.proxy.expect_stream(relay)
+                try:
+                    return self._invoke(payload, before_send, relay)
+                finally:
+                    self.proxy.expect_stream(None)
+        finally:
+            if relay is not None:
+                relay.close()
+
+    def _invoke(self, payload: bytes, before_send: Callable[[], None] | None, relay: StreamRelay | None) -> RawInvocation:
+        if before_send is not None:
+            before_send()
+        mark = self.log.mark()
+        request = urllib.request.Request(self.url, data=payload, method="POST")
+        started = time.perf_counter()
+        if relay is not None:
+            relay.sent_at = started
+        # The function timeout bounds the invoke; the margin covers the init allowance and a spawn.
+        http_timeout = self.function.timeout_s + INIT_ALLOWANCE_S + 30
+        try:
+            with urllib.request.urlopen(request, timeout=http_timeout) as response:  # http to RIE on loopback  # nosec B310
+                status, body = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            status, body = error.code, error.read()
+        wall_ms = (time.perf_counter() - started) * 1000
+        # RIE answers before it logs END/REPORT; give the log a moment to catch up.
+        lines = self.log.wait_for(mark, lambda ls: parse_invocation_log(ls).complete, 5.0)
+        log = parse_invocation_log(lines)
+        if self.proxy.timed_out(log.request_id):
+            # What Lambda answers and bills for a timeout; RIE saw only a killed runtime.
+            timeout_ms = self.function.timeout_s * 1000.0
+            body = f"Task timed out after {self.function.timeout_s:.2f} seconds".encode()
+            log.duration_ms = timeout_ms
+            log.billed_ms = int(timeout_ms) + (int(log.init_ms or 0) if log.cold_start else 0)
+            return RawInvocation(200, body, wall_ms, log, timed_out=True)
+        return RawInvocation(status, body, wall_ms, log)
 
     def _kill_runtime(self) -> None:
         for pid in self.runtime_pids():

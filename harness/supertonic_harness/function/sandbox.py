@@ -1,4 +1,4 @@
-"""The function as Lambda runs it: RIE and ``python -m awslambdaric`` inside limits, measured per invoke.
+"""The function as Lambda runs it: RIE and its runtime (``python -m awslambdaric``) inside limits, measured per invoke.
 
 with open_limits(resolve_profile("lambda-2048")) as limits, Sandbox(FunctionSpec(), limits) as box:
     invocation = box.invoke({"text": "Hello."})
@@ -17,6 +17,7 @@ from .limits import Limits
 from .measure import MB, read_bytes
 from .outcome import Classification, Outcome, classify
 from .rie import FunctionSpec, Rie
+from .runtime_proxy import StreamRelay
 
 
 @dataclass
@@ -88,7 +89,9 @@ class Sandbox:
     def invoke_url(self) -> str:
         return self.rie.url
 
-    def invoke(self, event: Mapping[str, Any] | bytes) -> Invocation:
+    def invoke(self, event: Mapping[str, Any] | bytes, *, relay: StreamRelay | None = None) -> Invocation:
+        """One invocation, measured; a response the function streams also goes to ``relay`` as it
+        is written (``body`` then holds what RIE was sent of it: its first 6 MiB)."""
         payload = event if isinstance(event, bytes) else json.dumps(event).encode()
         ooms_before = 0
 
@@ -98,7 +101,7 @@ class Sandbox:
             self.sampler.begin()
             self.limits.reset_peak()
 
-        raw = self.rie.invoke(payload, before_send=start_window)
+        raw = self.rie.invoke(payload, before_send=start_window, relay=relay)
         window = self.sampler.end()
         cgroup_peak = self.limits.peak_bytes()
         oom_killed = window.killed_over_limit or self.limits.oom_kills() > ooms_before

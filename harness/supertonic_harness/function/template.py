@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from .rie import REPO_ROOT
+from .rie import BUFFERED, REPO_ROOT
 
 DEFAULT_TEMPLATE = REPO_ROOT / "template.yaml"
 FUNCTION_TYPES = ("AWS::Serverless::Function", "AWS::Lambda::Function")
@@ -33,6 +33,8 @@ MAPPING_TYPE = "AWS::Lambda::EventSourceMapping"
 # SQS's and Lambda's defaults for what a template leaves out.
 SQS_VISIBILITY_TIMEOUT_S = 30
 SQS_BATCH_SIZE = 10
+# The template parameter that chooses the function URL's InvokeMode (BUFFERED | RESPONSE_STREAM).
+INVOKE_MODE_PARAMETER = "FunctionUrlInvokeMode"
 
 
 class _CfnLoader(yaml.SafeLoader):
@@ -126,6 +128,7 @@ class FunctionConfig:
     environment: dict[str, str]
     s3_triggers: list[S3Trigger]
     sqs_triggers: list[SqsTrigger] = field(default_factory=list)
+    invoke_mode: str = BUFFERED  # its function URL's InvokeMode
 
 
 @dataclass
@@ -209,7 +212,16 @@ class Template:
             environment=environment,
             s3_triggers=self._s3_triggers(properties.get("Events") or {}),
             sqs_triggers=self._sqs_triggers(logical_id, properties.get("Events") or {}),
+            invoke_mode=self._invoke_mode(properties),
         )
+
+    def _invoke_mode(self, properties: dict[str, Any]) -> str:
+        """The function URL's ``InvokeMode`` (``!Ref FunctionUrlInvokeMode`` resolves to the
+        parameter's default), else that parameter's default, else Lambda's default, BUFFERED."""
+        configured = self.resolve((properties.get("FunctionUrlConfig") or {}).get("InvokeMode"))
+        if configured is None and INVOKE_MODE_PARAMETER in self.parameters:
+            configured = self._ref(INVOKE_MODE_PARAMETER)
+        return configured or BUFFERED
 
     def _sqs_triggers(self, function_id: str, events: dict[str, Any]) -> list[SqsTrigger]:
         """The function's SQS mappings: its ``Type: SQS`` events and the mappings naming it."""

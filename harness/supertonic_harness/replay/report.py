@@ -32,6 +32,9 @@ class Record(Measurements):
     audio_s: float | None = None
     rtf: float | None = None
     content_type: str | None = None
+    # When a function URL's client got the first and the last body byte, from the invoke (replay.run).
+    first_byte_ms: float | None = None
+    last_byte_ms: float | None = None
     audio_files: list[str] = field(default_factory=list)
     function_model: str | None = None  # the model the function says it used ("real", "stand-in")
     error_type: str | None = None
@@ -92,6 +95,7 @@ def summary(records: list[Record]) -> dict[str, Any]:
         "max_peak_rss_mb": max((r.peak_rss_mb for r in records), default=None),
         "max_cgroup_peak_mb": max((r.cgroup_peak_mb for r in records if r.cgroup_peak_mb is not None), default=None),
         "max_init_read_mb": max((r.init_read_mb for r in records if r.init_read_mb is not None), default=None),
+        "max_warm_first_byte_ms": max((r.first_byte_ms for r in records if r.first_byte_ms is not None and not r.cold_start), default=None),
     }
 
 
@@ -106,6 +110,8 @@ _COLUMNS = (
     ("init ms", 8, lambda r: _fmt(r.init_ms, "{:.0f}")),
     ("dur ms", 8, lambda r: _fmt(r.duration_ms, "{:.0f}")),
     ("billed", 7, lambda r: _fmt(r.billed_ms)),
+    ("1st B ms", 8, lambda r: _fmt(r.first_byte_ms, "{:.0f}")),
+    ("last ms", 8, lambda r: _fmt(r.last_byte_ms, "{:.0f}")),
     ("audio s", 7, lambda r: _fmt(r.audio_s, "{:.2f}")),
     ("RTF", 6, lambda r: _fmt(r.rtf, "{:.3f}")),
     ("RSS MB", 7, lambda r: _fmt(r.peak_rss_mb, "{:.0f}")),

@@ -5,6 +5,11 @@
 Prints a table (cold start, durations, RTF, peak RSS per invocation), writes the JSON report, a
 PNG chart beside it and the output audio into ``<report>-audio/``, and exits 1 when an
 expectation or the profile's budget is broken (2 when the run itself could not start).
+
+Each invocation's time to its first and last body byte is reported as a client of the function URL
+would see it: in ``BUFFERED`` mode both are when the answer came; in ``RESPONSE_STREAM`` mode, when
+the first byte past the prelude and the last byte reached the harness's Runtime API proxy. A stream
+that ends with an error after its first byte fails the invocation's check.
 """
 
 from __future__ import annotations
@@ -16,13 +21,15 @@ import io
 import json
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..fronts.furl import INTERNAL_ERROR, result_to_http
+from ..fronts.furl import INTERNAL_ERROR, StreamedHead, result_to_http, streamed_to_http
 from ..fronts.local import LocalFunction, add_function_arguments, start_local_function
 from ..fronts.sqs import Batch, batches_summary
 from ..function.outcome import Outcome
 from ..function.rie import RieNotFound
+from ..function.runtime_proxy import StreamEnd, StreamPiece, StreamRelay, StreamStart
 from ..function.sandbox import Invocation
 from .events import EventError, Expectation, ReplayEvent, collect
 from .report import BUDGET_JUDGED_ON, Progress, Record, Report, header, table, write_chart
@@ -150,13 +157,19 @@ def _replay_one(local: LocalFunction, event: ReplayEvent, index: int, round_inde
             fresh = local.s3.put(event.seed.bucket, event.seed.key, event.seed.body)
             payload = _with_object_metadata(payload, fresh)
         before = local.s3.keys()
-    invocation = local.sandbox.invoke(payload)
+    relay = StreamRelay() if local.sandbox.function.streams else None
+    invocation = local.sandbox.invoke(payload, relay=relay)
+    stream = _collect(relay) if relay is not None else None
     local.drain()  # what the event put in the template's SQS queues is done before its outputs are read
     record = _record(invocation, event, index, round_index)
+    if stream is None:  # the answer came whole
+        record.first_byte_ms = record.last_byte_ms = invocation.wall_ms
+    else:
+        record.first_byte_ms, record.last_byte_ms = stream.first_byte_ms, stream.last_byte_ms
+        record.failures += stream.problems()
     audio: list[tuple[str, bytes]] = []
     if invocation.outcome is Outcome.SUCCESS:
-        result = invocation.result()
-        http = result_to_http(result)
+        http = result_to_http(invocation.result()) if stream is None else streamed_to_http(stream.content_type, stream.data)
         if http.problem:
             record.failures.append(f"a function URL answers 502: {http.problem}")
         record.status = http.status
@@ -178,6 +191,50 @@ def _replay_one(local: LocalFunction, event: ReplayEvent, index: int, round_inde
                 audio.append((Path(stored.key).suffix or _extension(stored.content_type), stored.body))
     _measure_audio(record, audio, audio_dir)
     return record
+
+
+@dataclass
+class _Stream:
+    """A streamed answer as the replay saw it: every byte, and when the body's first and last came."""
+
+    content_type: str | None
+    data: bytes
+    first_byte_ms: float | None
+    last_byte_ms: float | None
+    ended: StreamEnd | None
+
+    def problems(self) -> list[str]:
+        if self.ended is None or not self.ended.complete:
+            return ["the stream ended inside itself (the runtime's connection closed)"]
+        error = self.ended.error()
+        return [f"the stream ended with an error after its first byte: {error[0]}: {error[1]}"] if error else []
+
+
+def _collect(relay: StreamRelay) -> _Stream | None:
+    """The streamed answer ``relay`` received (None: the function did not stream); times in ms from the invoke."""
+    start: StreamStart | None = None
+    head: StreamedHead | None = None
+    pieces: list[bytes] = []
+    first = last = None
+    ended = None
+    for event in relay.events():
+        if isinstance(event, StreamStart):
+            start, head = event, StreamedHead(event.content_type)
+        elif isinstance(event, StreamPiece) and head is not None:
+            pieces.append(event.data)
+            if head.feed(event.data):
+                first = first if first is not None else event.at
+                last = event.at
+        elif isinstance(event, StreamEnd):
+            ended = event
+    if start is None:
+        return None
+    sent = relay.sent_at if relay.sent_at is not None else start.at
+
+    def since_sent(at: float | None) -> float | None:
+        return None if at is None else round((at - sent) * 1000, 1)
+
+    return _Stream(start.content_type, b"".join(pieces), since_sent(first), since_sent(last), ended)
 
 
 def _with_object_metadata(payload: dict, fresh_event: dict) -> dict:
