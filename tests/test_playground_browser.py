@@ -69,25 +69,16 @@ def _serve(args: argparse.Namespace, environment: Mapping[str, str] | None = Non
             served.stop()
 
 
-def _function_args(model_dir: Path, invoke_mode: str) -> argparse.Namespace:
-    """The function on ``model_dir`` behind a function URL in ``invoke_mode``; a skip where the
-    harness cannot serve that mode (it had BUFFERED alone before its RESPONSE_STREAM relay)."""
-    args = function_args("--model", str(model_dir))
-    if hasattr(args, "invoke_mode"):
-        args.invoke_mode = invoke_mode
-    elif invoke_mode != BUFFERED:
-        pytest.skip(f"the harness has no --invoke-mode: it cannot relay a {invoke_mode} answer as it is made")
-    return args
-
-
 @pytest.fixture(scope="module")
 def server(tiny_model_dir: Path) -> Iterator[FunctionUrlServer]:
-    yield from _serve(_function_args(tiny_model_dir, BUFFERED))
+    """A function URL in BUFFERED mode: every answer whole."""
+    yield from _serve(function_args("--model", str(tiny_model_dir), "--invoke-mode", BUFFERED))
 
 
 @pytest.fixture(scope="module")
 def streaming_server(tiny_model_dir: Path) -> Iterator[FunctionUrlServer]:
-    yield from _serve(_function_args(tiny_model_dir, RESPONSE_STREAM), SMALL_FIRST_CHUNK)
+    """A function URL in RESPONSE_STREAM mode (the template's default), relayed as it is made."""
+    yield from _serve(function_args("--model", str(tiny_model_dir), "--invoke-mode", RESPONSE_STREAM), SMALL_FIRST_CHUNK)
 
 
 def patience(observed_s: float, work: float = 1.0) -> float:
@@ -334,6 +325,18 @@ def test_a_streamed_answer_is_heard_before_it_ends(
     audio = _wait(page, patience_s, _loaded_audio, "the streamed audio was not kept for the player")
     assert audio["duration"] == pytest.approx(float(page.find_element(By.ID, "duration").get_attribute("data-seconds")), abs=1e-3)
     assert not page.find_element(By.ID, "general-error").is_displayed()
+
+
+def test_wav_from_a_streaming_function_plays_once_whole_with_its_exact_length(
+    browser: Any, streaming_server: FunctionUrlServer, patience_s: float
+) -> None:
+    """The formats no browser plays from pieces ask for JSON, as against a buffered function."""
+    page = _load(browser, streaming_server, patience_s)
+    timing = _play_and_wait_until_heard(page, patience_s, "wav")
+    assert timing["played"] == "once the whole file arrived" and timing["done"] <= timing["heard"]
+    audio = _wait(page, patience_s, _loaded_audio, "no audio was loaded after Play")
+    assert audio["duration"] == pytest.approx(float(page.find_element(By.ID, "duration").get_attribute("data-reported")), abs=1e-3)
+    assert float(_text(page, "rtf")) > 0 and not page.find_element(By.ID, "general-error").is_displayed()
 
 
 @pytest.mark.parametrize(("required", "outcome"), [("", pytest.skip.Exception), ("1", pytest.fail.Exception)])
