@@ -28,8 +28,10 @@ OUTPUT_BUCKET = "supertonic-output-123456789012-us-east-1"
 
 @pytest.fixture(scope="module")
 def local(tiny_model_dir):
-    # The repository's handler, template (buckets, environment) and the generated tiny model.
-    args = function_args("--model", str(tiny_model_dir), "--profile", "lambda-2048")
+    # The repository's handler, template (buckets, environment) and the generated tiny model, with
+    # the function URL in BUFFERED mode: these tests read whole answers as RIE returns them
+    # (tests/test_harness_stream*.py cover the template's RESPONSE_STREAM).
+    args = function_args("--model", str(tiny_model_dir), "--profile", "lambda-2048", "--invoke-mode", "BUFFERED")
     with start_local_function(args) as started:
         yield started
     assert leftover_cgroups() == []
@@ -134,7 +136,9 @@ def test_a_memory_limit_below_the_function_footprint_is_an_oom_the_report_names(
 def test_a_request_longer_than_the_function_timeout_is_a_504_not_a_lambda_timeout(tiny_model_dir):
     """The hard deadline in the real function, under RIE: the synthesis is stopped before Lambda's
     timeout, the caller gets a 504 that says what to do, and the container stays warm."""
-    args = function_args("--model", str(tiny_model_dir), "--profile", "lambda-2048", "--timeout", "4", "--no-s3")
+    args = function_args(
+        "--model", str(tiny_model_dir), "--profile", "lambda-2048", "--timeout", "4", "--no-s3", "--invoke-mode", "BUFFERED"
+    )
     event = json.loads((EVENTS / "furl_post_tts.json").read_text())
     slow = dict(event, body=json.dumps({"text": "A sentence that takes a while to say. " * 75, "steps": 100}))
     existing = set(leftover_cgroups())  # the module's running function keeps its own

@@ -8,12 +8,13 @@ the page and to answer the same request without a browser.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +23,17 @@ from harness_fixtures.support import function_args
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from supertonic_harness.fronts.emulator import FunctionUrlServer
 from supertonic_harness.fronts.local import start_local_function
 
 SENTENCE = "A sentence typed into a real browser."
+# A function URL's invoke modes (template.yaml's FunctionUrlConfig.InvokeMode).
+BUFFERED, RESPONSE_STREAM = "BUFFERED", "RESPONSE_STREAM"
+# Many chunks after a small first one: the first is heard while the rest are still being made.
+STREAMED_TEXT = " ".join(f"Sentence {n} of a text the function reads in several chunks." for n in range(1, 17))
+SMALL_FIRST_CHUNK = {"SUPERTONIC_FIRST_CHUNK_CHARS": "40"}
 # Set to a path (docs/playground.png) to keep the screenshot of a successful run.
 SCREENSHOT_ENV = "SUPERTONIC_PLAYGROUND_SCREENSHOT"
 
@@ -54,15 +60,25 @@ def _browser_paths() -> tuple[str, str]:
     return chromium, driver
 
 
-@pytest.fixture(scope="module")
-def server(tiny_model_dir: Path) -> Iterator[FunctionUrlServer]:
-    args = function_args("--model", str(tiny_model_dir))
-    with start_local_function(args) as local:
+def _serve(args: argparse.Namespace, environment: Mapping[str, str] | None = None) -> Iterator[FunctionUrlServer]:
+    with start_local_function(args, environment_overrides=environment) as local:
         served = FunctionUrlServer(local, log=lambda line: None).start()
         try:
             yield served
         finally:
             served.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tiny_model_dir: Path) -> Iterator[FunctionUrlServer]:
+    """A function URL in BUFFERED mode: every answer whole."""
+    yield from _serve(function_args("--model", str(tiny_model_dir), "--invoke-mode", BUFFERED))
+
+
+@pytest.fixture(scope="module")
+def streaming_server(tiny_model_dir: Path) -> Iterator[FunctionUrlServer]:
+    """A function URL in RESPONSE_STREAM mode (the template's default), relayed as it is made."""
+    yield from _serve(function_args("--model", str(tiny_model_dir), "--invoke-mode", RESPONSE_STREAM), SMALL_FIRST_CHUNK)
 
 
 def patience(observed_s: float, work: float = 1.0) -> float:
@@ -117,6 +133,10 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def page(browser: Any, server: FunctionUrlServer, patience_s: float) -> Any:
     """The playground freshly loaded, its voices, languages and formats read from the function."""
+    return _load(browser, server, patience_s)
+
+
+def _load(browser: Any, server: FunctionUrlServer, patience_s: float) -> Any:
     browser.get(server.url)
     _wait(
         browser,
@@ -152,6 +172,11 @@ def _loaded_audio(driver: Any) -> dict[str, Any] | None:
     return state if state["ready"] >= 1 and state["duration"] == state["duration"] else None  # NaN until then
 
 
+def _blocked_by_the_policy(driver: Any) -> list[str]:
+    """What the Content-Security-Policy refused since the browser's log was last read."""
+    return [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
+
+
 def _text(driver: Any, element_id: str) -> str:
     return driver.find_element(By.ID, element_id).text
 
@@ -171,8 +196,7 @@ def test_typing_a_sentence_and_pressing_play_loads_audio_of_the_reported_duratio
     download = page.find_element(By.ID, "download")
     assert download.get_attribute("href") == audio["src"] and download.get_attribute("download") == "supertonic.wav"
     assert not page.find_element(By.ID, "general-error").is_displayed()
-    blocked = [entry["message"] for entry in page.get_log("browser") if "Content Security Policy" in entry["message"]]
-    assert blocked == []
+    assert _blocked_by_the_policy(page) == []
     shot = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "playground.png")
     page.save_screenshot(str(shot))
     assert shot.read_bytes().startswith(b"\x89PNG")
@@ -212,6 +236,107 @@ def test_text_over_the_synchronous_limit_is_offered_as_a_job_and_polled_until_do
     assert audio["duration"] == pytest.approx(reported, abs=1e-3)
     assert "/v1/jobs/" not in audio["src"] and audio["src"].startswith("http://127.0.0.1:")  # moto's presigned link
     assert int(_text(page, "chunks")) > 1
+
+
+def _timing(driver: Any) -> dict[str, Any]:
+    """What the page measured of the last Play, in milliseconds from the press (None: not yet)."""
+    return driver.execute_script(
+        "const first = document.getElementById('first-audio').dataset, total = document.getElementById('total').dataset;"
+        "const ms = (v) => v === undefined ? null : Number(v);"
+        "return {received: ms(first.receivedMs), heard: ms(first.ms), done: ms(total.ms), pieces: ms(total.pieces),"
+        " played: document.getElementById('delivery').textContent};"
+    )
+
+
+def _play_and_wait_until_heard(driver: Any, patience_s: float, format_name: str, text: str = SENTENCE, steps: int = 2) -> dict[str, Any]:
+    driver.execute_script("document.getElementById('text').value = arguments[0];", text)
+    _type(driver, "steps", str(steps))
+    Select(driver.find_element(By.ID, "format")).select_by_value(format_name)
+    driver.find_element(By.ID, "play").click()
+    _wait(driver, patience_s, lambda d: _timing(d)["done"] is not None, f"the {format_name} answer never ended")
+    return _wait(driver, patience_s, lambda d: (t := _timing(d))["heard"] is not None and t, f"the {format_name} audio was never heard")
+
+
+def _sample_rate(server: FunctionUrlServer) -> int:
+    with urllib.request.urlopen(server.url + "health", timeout=60) as answer:
+        return int(json.load(answer)["sample_rate"])
+
+
+def test_mp3_goes_through_media_source_and_is_heard_after_its_first_bytes(page: Any, patience_s: float, server: FunctionUrlServer) -> None:
+    timing = _play_and_wait_until_heard(page, patience_s, "mp3")
+    assert "MediaSource" in timing["played"]
+    assert timing["pieces"] >= 1 and 0 <= timing["received"] <= timing["heard"] and timing["received"] <= timing["done"]
+    audio = _wait(page, patience_s, _loaded_audio, "the player never read the streamed mp3's length")
+    # The seconds shown are the player's own count of what arrived.
+    shown = float(page.find_element(By.ID, "duration").get_attribute("data-seconds"))
+    assert audio["duration"] == pytest.approx(shown, abs=1e-3) and shown > 0
+    # The function's own length is shorter by the encoder's delay and the last frame's padding, a
+    # frame of 1152 samples at most each.
+    reported = float(page.find_element(By.ID, "duration").get_attribute("data-reported"))
+    assert reported <= shown <= reported + 2 * 1152 / _sample_rate(server)
+    assert page.find_element(By.ID, "download").get_attribute("download") == "supertonic.mp3"
+    assert _text(page, "model") == "stand-in" and page.find_element(By.ID, "model-note").is_displayed()
+    assert "s" in _text(page, "first-audio") and "piece" in _text(page, "total")
+    assert not page.find_element(By.ID, "general-error").is_displayed()
+    assert _blocked_by_the_policy(page) == []  # a MediaSource is played from a blob: URL
+
+
+def test_pcm_is_scheduled_through_web_audio_and_kept_as_wav_to_hear_again(page: Any, patience_s: float) -> None:
+    timing = _play_and_wait_until_heard(page, patience_s, "pcm")
+    assert "Web Audio" in timing["played"] and timing["received"] <= timing["heard"]
+    audio = _wait(page, patience_s, _loaded_audio, "the received pcm was not offered to the player as wav")
+    # Every sample received is in the WAV, so its length is the function's to the millisecond it reports.
+    reported = float(page.find_element(By.ID, "duration").get_attribute("data-reported"))
+    assert audio["duration"] == pytest.approx(reported, abs=1e-3) and reported > 0
+    assert page.find_element(By.ID, "download").get_attribute("download") == "supertonic.pcm"
+    assert not page.find_element(By.ID, "general-error").is_displayed()
+    assert _blocked_by_the_policy(page) == []
+
+
+def test_pcm_too_large_to_answer_inline_is_asked_for_again_as_json_and_linked(page: Any, observed_s: float) -> None:
+    """A buffered answer over 6 MB is a 303 to S3, which the page may not fetch: it asks for the JSON
+    answer, whose 200 carries the link."""
+    limit = int(page.find_element(By.TAG_NAME, "body").get_attribute("data-sync-max-chars"))
+    text = ("This sentence is part of a text read into more raw audio than one answer holds. " * (limit // 60 + 1))[:limit]
+    patience_s = patience(observed_s, 2 * len(text) / len(SENTENCE))  # synthesized twice
+    page.execute_script("document.getElementById('text').value = arguments[0];", text)
+    _type(page, "steps", "2")
+    Select(page.find_element(By.ID, "format")).select_by_value("pcm")
+    page.find_element(By.ID, "play").click()
+    download = page.find_element(By.ID, "download")
+    _wait(page, patience_s, lambda d: "synthesized" in _text(d, "status"), "the JSON answer never came")
+    assert download.get_attribute("href").startswith("http://127.0.0.1:")  # moto's presigned link, not a blob
+    assert _text(page, "delivery") == "once the whole file arrived" and _timing(page)["done"] is not None
+    assert not page.find_element(By.ID, "general-error").is_displayed()
+    assert _blocked_by_the_policy(page) == []  # the 303 was never followed
+
+
+@pytest.mark.parametrize("format_name", ["mp3", "pcm"])
+def test_a_streamed_answer_is_heard_before_it_ends(
+    browser: Any, streaming_server: FunctionUrlServer, observed_s: float, format_name: str
+) -> None:
+    """RESPONSE_STREAM: the first chunk's audio plays while the function still makes the others."""
+    patience_s = patience(observed_s, 4 * len(STREAMED_TEXT) / len(SENTENCE))  # 8 steps where the measure took 2
+    page = _load(browser, streaming_server, patience_s)
+    timing = _play_and_wait_until_heard(page, patience_s, format_name, STREAMED_TEXT, steps=8)
+    assert timing["received"] <= timing["heard"] < timing["done"]
+    assert timing["pieces"] > 1  # the chunks' audio arrived as it was made, not as one body
+    assert int(_text(page, "chunks")) > 2 and "not known" in _text(page, "rtf")  # streamed headers: no RTF yet
+    audio = _wait(page, patience_s, _loaded_audio, "the streamed audio was not kept for the player")
+    assert audio["duration"] == pytest.approx(float(page.find_element(By.ID, "duration").get_attribute("data-seconds")), abs=1e-3)
+    assert not page.find_element(By.ID, "general-error").is_displayed()
+
+
+def test_wav_from_a_streaming_function_plays_once_whole_with_its_exact_length(
+    browser: Any, streaming_server: FunctionUrlServer, patience_s: float
+) -> None:
+    """The formats no browser plays from pieces ask for JSON, as against a buffered function."""
+    page = _load(browser, streaming_server, patience_s)
+    timing = _play_and_wait_until_heard(page, patience_s, "wav")
+    assert timing["played"] == "once the whole file arrived" and timing["done"] <= timing["heard"]
+    audio = _wait(page, patience_s, _loaded_audio, "no audio was loaded after Play")
+    assert audio["duration"] == pytest.approx(float(page.find_element(By.ID, "duration").get_attribute("data-reported")), abs=1e-3)
+    assert float(_text(page, "rtf")) > 0 and not page.find_element(By.ID, "general-error").is_displayed()
 
 
 @pytest.mark.parametrize(("required", "outcome"), [("", pytest.skip.Exception), ("1", pytest.fail.Exception)])

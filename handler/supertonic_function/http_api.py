@@ -263,8 +263,8 @@ def _answer(service: Service, event: dict[str, Any], invocation: LambdaCall) -> 
         if isinstance(error, MethodNotAllowed):
             extra_headers["allow"] = ", ".join(error.allowed)
     if isinstance(response, StreamedAnswer):
-        assert response.prelude is not None  # a function URL's stream always has its prelude
-        response.prelude["headers"].update(extra_headers)
+        if response.prelude is not None:  # streamed.py's answers always carry it
+            response.prelude["headers"].update(extra_headers)
         return response
     response["headers"].update(extra_headers)
     return _as_sent(call.method, response)

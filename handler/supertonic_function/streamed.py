@@ -204,7 +204,7 @@ class _Synthesis:
             logger.warning("stream cut", extra=self._progress() | {"error": type(error).__name__})
             raise
         finally:
-            chunks.close()  # the engine's deadline timer goes with it
+            _close(chunks)  # the engine's deadline timer goes with it
         self.synth_s = time.perf_counter() - started
         self._record()
 
@@ -276,7 +276,7 @@ def _padded(events: Iterator[bytes], pad_bytes: int) -> Iterator[bytes]:
         _close(events)
 
 
-def _close(pieces: Iterator[bytes]) -> None:
+def _close(pieces: Iterator[object]) -> None:
     close = getattr(pieces, "close", None)
     if close is not None:
         close()

@@ -35,10 +35,8 @@ def prelude_bytes(answer: StreamedAnswer) -> bytes:
     """The first chunk: the prelude's JSON and the eight NUL bytes that end it; nothing without a prelude."""
     if answer.prelude is None:
         return b""
-    encoded = json.dumps(answer.prelude).encode()
-    # json.dumps escapes every control character, so a NUL here would be a bug in this function, not in the data.
-    assert b"\0" not in encoded
-    return encoded + PRELUDE_END
+    # No NUL byte may appear in the prelude: json.dumps escapes every control character (NUL as \u0000).
+    return json.dumps(answer.prelude).encode() + PRELUDE_END
 
 
 def stream_answer(api: RuntimeApi, request_id: str, answer: StreamedAnswer) -> StreamReport:
