@@ -412,9 +412,10 @@ def run_pair(
     model_dir: Path, profile: str, precision: str, settings: Settings, echo: Callable[[str], None]
 ) -> dict[tuple[str, str], tuple[list[Sample], list[str]]]:
     """Every mode's samples and failures at one profile and precision: cold ones first, then the warm
-    ones alternating modes. After a failure, the rest of that text in that mode is skipped."""
+    ones alternating modes. After a warm failure, the rest of that text in that mode is skipped."""
     samples: dict[tuple[str, str], list[Sample]] = {(mode, name): [] for mode in settings.modes for name in settings.texts}
     failures: dict[tuple[str, str], list[str]] = {key: [] for key in samples}
+    given_up: set[tuple[str, str]] = set()  # a warm request of this mode and text failed
     cold_texts = [name for name in settings.cold_texts if name in settings.texts]
     total = settings.cold * len(cold_texts) * len(settings.modes) + sum(settings.requests[n] for n in settings.texts) * len(settings.modes)
     progress, done = Progress(total), 0
@@ -446,13 +447,14 @@ def run_pair(
                 for mode, function in functions.items():  # A B A B: the same text and seed, one after the other
                     done += 1
                     progress.update(done, f"{profile} {precision} {name}")
-                    if failures[mode, name]:
+                    if (mode, name) in given_up:
                         continue  # the same text would fail again, most likely after the whole timeout
                     started = time.monotonic()
                     try:
                         samples[mode, name].append(timed_request(function, request_document(TEXTS[name], i), "warm", started))
                     except RequestFailed as error:
                         failures[mode, name].append(str(error))
+                        given_up.add((mode, name))
     progress.close()
     for (mode, name), found in failures.items():
         if found:
