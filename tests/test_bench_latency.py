@@ -87,6 +87,32 @@ def test_mp3_prefixes_hold_the_audio_of_their_whole_frames() -> None:
     assert prefixes.decodes == 4
 
 
+def test_ratios_and_the_estimate_of_the_default_run_from_the_cells_measured() -> None:
+    from supertonic_harness.bench.latency import TEXTS, estimate_default_run, stream_vs_buffered
+
+    cells = [
+        {
+            "profile": "2vcpu-2gb",
+            "precision": "int8",
+            "mode": mode,
+            "text": name,
+            "ttfb_p50_s": 8.0 if mode == "BUFFERED" else 1.0,
+            "last_byte_p50_s": 8.0 if mode == "BUFFERED" else 10.0,
+            "wall_s_per_warm_request": 1.0,
+            "wall_s_per_cold_request": 2.0,
+        }
+        for mode in ("BUFFERED", RESPONSE_STREAM)
+        for name in TEXTS
+    ]
+    ratios = stream_vs_buffered(cells)
+    assert [(r["text"], r["total_time_ratio"], r["ttfb_ratio"]) for r in ratios] == [(name, 1.25, 0.125) for name in TEXTS]
+    settings = {"profiles": ["2vcpu-2gb"], "precisions": ["int8"], "modes": ["BUFFERED", RESPONSE_STREAM], "texts": list(TEXTS)}
+    estimate = estimate_default_run({"settings": settings, "cells": cells})
+    # Per mode: 20 + 20 + 5 + 5 warm requests of 1 s, and 2 cold ones of 2 s for the sentence and the paragraph.
+    assert estimate["measured_cells_at_default_counts_s"] == 2 * (50 + 8)
+    assert estimate["default_run_s"] == 2 * (50 + 8) * 8 // 2  # 2 profiles x 2 precisions x 2 modes, 2 of them measured
+
+
 def _bench_parser():
     import argparse
 
