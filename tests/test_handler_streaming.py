@@ -16,13 +16,12 @@ from typing import Any
 import numpy as np
 import pytest
 import soundfile as sf
-from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, LambdaContext
+from fixtures_s3 import LambdaContext
 
 from supertonic_engine import available_formats
 from supertonic_engine.errors import ConfigurationError, DeadlineExceeded
 from supertonic_function.config import FunctionConfig
 from supertonic_function.runtime import StreamedAnswer
-from supertonic_function.service import Service
 from supertonic_harness.fronts.furl import http_to_event
 
 pytest_plugins = ["fixtures_s3"]
@@ -30,19 +29,6 @@ pytest_plugins = ["fixtures_s3"]
 # Several chunks with a small first one: 24 characters, then 48, 96, ...
 TEXT = "Hello there, my friend. This answer is read in several chunks, each sent the moment it is made. The last one comes at the end."
 SMALL_FIRST = {"first_chunk_chars": 24, "first_chunk_steps": 2, "steps": 2, "seed": 7}
-
-
-@pytest.fixture
-def configure(app: Any, monkeypatch: pytest.MonkeyPatch):
-    """The app with its configuration swapped for one test, its loaded engine kept."""
-
-    def apply(**overrides: Any) -> Service:
-        base = {"input_bucket": INPUT_BUCKET, "output_bucket": OUTPUT_BUCKET, "warm_up": False}
-        service = Service(FunctionConfig(**{**base, **overrides}), app.service.engine_or_error)
-        monkeypatch.setattr(app, "service", service)
-        return service
-
-    return apply
 
 
 @pytest.fixture

@@ -175,13 +175,7 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> Answer:
     # Before synthesis: a request nobody can accept the answer to costs nothing.
     answer = call.negotiate([prepared.format.content_type.split(";")[0], JSON_TYPE])
     if service.config.streams and answer != JSON_TYPE and call.method != "HEAD":
-        audio = streamed.audio_answer(
-            service.engine,
-            prepared,
-            budget_s=call.invocation.synthesis_budget_s(),
-            request_id=call.invocation.request_id,
-            settings=streamed.StreamSettings.of(service.config),
-        )
+        audio = _streamed(service, call, prepared, events=False)
         if audio is not None:  # else past the streaming cap: parked in S3 below, as a buffered answer is
             return audio
     rendered = render(
@@ -197,19 +191,20 @@ def _events(service: Service, call: HttpCall, prepared: Prepared) -> Answer:
     """Server-sent events: streamed in RESPONSE_STREAM mode, whole in BUFFERED mode."""
     if prepared.extras.captions:
         raise InvalidParameter("captions are a file of their own: ask for them with stream_format 'audio'", field="stream_format")
-    events = streamed.event_answer(
-        service.engine,
-        prepared,
-        budget_s=call.invocation.synthesis_budget_s(),
-        request_id=call.invocation.request_id,
-        settings=streamed.StreamSettings.of(service.config),
-    )
+    events = _streamed(service, call, prepared, events=True)
+    if events is None:  # past even the streaming cap
+        raise ResponseTooLarge(streamed.STREAM_CAP_BYTES + 1, streamed.STREAM_CAP_BYTES, len(prepared.text), prepared.format.name)
     if service.config.streams and call.method != "HEAD":
         return events
     body = streamed.joined(events)
     if len(body) > SYNC_RESPONSE_LIMIT:
         raise ResponseTooLarge(len(body), SYNC_RESPONSE_LIMIT, len(prepared.text), prepared.format.name)
     return binary_response(200, body, dict(events.prelude["headers"]) if events.prelude else {})
+
+
+def _streamed(service: Service, call: HttpCall, prepared: Prepared, *, events: bool) -> StreamedAnswer | None:
+    settings = streamed.StreamSettings.of(service.config)
+    return streamed.answer(service.engine, prepared, events=events, budget_s=call.invocation.synthesis_budget_s(), settings=settings)
 
 
 def _describe(service: Service, call: HttpCall, prepared: Prepared, answer: str) -> dict[str, Any]:

@@ -81,48 +81,24 @@ class StreamSettings:
         return cls(config.stream_min_write_bytes, config.sse_pad_bytes)
 
 
-def audio_answer(
-    engine: Engine,
-    prepared: Prepared,
-    *,
-    budget_s: float | None,
-    request_id: str,
-    settings: StreamSettings,
-    headers: Mapping[str, str] | None = None,
-) -> StreamedAnswer | None:
-    """The audio file as a stream; None when the forecast is past Lambda's streaming cap (the
-    caller answers as a buffered request does: a link to the audio parked in S3)."""
-    planned = forecast(engine, prepared, budget_s=budget_s, sse=False)
+def answer(engine: Engine, prepared: Prepared, *, events: bool, budget_s: float | None, settings: StreamSettings) -> StreamedAnswer | None:
+    """The audio as it is made: the file, or (``events``) server-sent events, OpenAI's
+    ``speech.audio.delta``/``.done`` with each chunk's speech marks (``speech.marks``) before its
+    audio when the request asks for marks. None when the forecast passes Lambda's streaming cap
+    (the caller answers as a buffered request does: a link to the audio parked in S3)."""
+    planned = forecast(engine, prepared, budget_s=budget_s, sse=events)
     if planned.max_bytes > STREAM_CAP_BYTES:
         return None
-    fmt = prepared.format
-    stream = _Synthesis(engine, prepared, planned, budget_s, request_id)
-    pieces = _coalesced(stream.audio(), settings.min_write_bytes)
-    first = _first(pieces)  # a failure in the first chunk is still an ordinary HTTP error
-    described = _headers(engine, prepared, planned) | {"content-type": content_type(fmt, engine.sample_rate)}
-    return StreamedAnswer(_prelude(200, described | dict(headers or {})), _after(first, pieces))
-
-
-def event_answer(
-    engine: Engine,
-    prepared: Prepared,
-    *,
-    budget_s: float | None,
-    request_id: str,
-    settings: StreamSettings,
-    headers: Mapping[str, str] | None = None,
-) -> StreamedAnswer:
-    """The audio as server-sent events (OpenAI's ``speech.audio.delta``/``.done``), with each
-    chunk's speech marks (``speech.marks``) before its audio when the request asks for marks."""
-    planned = forecast(engine, prepared, budget_s=budget_s, sse=True)
-    stream = _Synthesis(engine, prepared, planned, budget_s, request_id)
-    pieces = _padded(stream.events(), settings.sse_pad_bytes)
-    first = _first(pieces)
-    described = _headers(engine, prepared, planned) | {
-        "content-type": f"{SSE_TYPE}; charset=utf-8",
-        "x-supertonic-audio-type": content_type(prepared.format, engine.sample_rate),
-    }
-    return StreamedAnswer(_prelude(200, described | dict(headers or {})), _after(first, pieces))
+    synthesis = _Synthesis(engine, prepared, planned, budget_s)
+    audio_type = content_type(prepared.format, engine.sample_rate)
+    if events:
+        pieces = _padded(synthesis.events(), settings.sse_pad_bytes)
+        described = {"content-type": f"{SSE_TYPE}; charset=utf-8", "x-supertonic-audio-type": audio_type}
+    else:
+        pieces = _coalesced(synthesis.audio(), settings.min_write_bytes)
+        described = {"content-type": audio_type}
+    first = _first(pieces)  # made before the answer starts: a failure in the first chunk is an ordinary HTTP error
+    return StreamedAnswer(_prelude(200, _headers(engine, prepared, planned) | described), _after(first, pieces))
 
 
 def as_streamed(response: Mapping[str, Any]) -> StreamedAnswer:
@@ -144,9 +120,8 @@ def joined(answer: StreamedAnswer) -> bytes:
 class _Synthesis:
     """One request's synthesis, read chunk by chunk as the answer is sent; logs and counts it at the end."""
 
-    def __init__(self, engine: Engine, prepared: Prepared, planned: Forecast, budget_s: float | None, request_id: str) -> None:
-        self.engine, self.prepared, self.planned = engine, prepared, planned
-        self.budget_s, self.request_id = budget_s, request_id
+    def __init__(self, engine: Engine, prepared: Prepared, planned: Forecast, budget_s: float | None) -> None:
+        self.engine, self.prepared, self.planned, self.budget_s = engine, prepared, planned, budget_s
         self.audio_sent_s = 0.0
         self.chunks_sent = 0
 
