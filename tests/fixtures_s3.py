@@ -93,6 +93,21 @@ def app(moto_endpoint: str, tiny_model_dir: Path) -> Any:
 
 
 @pytest.fixture
+def configure(app: Any, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Any]:
+    """Swap the app's configuration for one test, keeping its loaded engine: ``configure(**FunctionConfig fields)``."""
+    from supertonic_function.config import FunctionConfig
+    from supertonic_function.service import Service
+
+    def apply(**overrides: Any) -> Service:
+        base = {"input_bucket": INPUT_BUCKET, "output_bucket": OUTPUT_BUCKET, "warm_up": False}
+        service = Service(FunctionConfig(**{**base, **overrides}), app.service.engine_or_error)
+        monkeypatch.setattr(app, "service", service)
+        return service
+
+    return apply
+
+
+@pytest.fixture
 def json_logs(app: Any) -> Iterator[Callable[[], list[dict[str, Any]]]]:
     """A function returning the function's JSON log lines written so far in the test, parsed."""
     from supertonic_function.telemetry import logger

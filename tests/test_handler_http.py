@@ -66,19 +66,6 @@ def _call(app: Any, event: dict[str, Any], remaining_ms: int = 60_000) -> HttpAn
     return HttpAnswer.of(app.lambda_handler(event, LambdaContext(remaining_ms=remaining_ms)))
 
 
-@pytest.fixture
-def configure(app: Any, monkeypatch: pytest.MonkeyPatch):
-    """Swap the app's configuration for one test, keeping its loaded engine."""
-
-    def apply(**overrides: Any) -> Service:
-        base = {"input_bucket": INPUT_BUCKET, "output_bucket": OUTPUT_BUCKET, "warm_up": False}
-        service = Service(FunctionConfig(**{**base, **overrides}), app.service.engine_or_error)
-        monkeypatch.setattr(app, "service", service)
-        return service
-
-    return apply
-
-
 def test_cold_start_is_measured_and_reported_once(app: Any, tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch, json_logs: Any) -> None:
     monkeypatch.setenv("SUPERTONIC_MODEL_DIR", str(tiny_model_dir))
     for name, value in FUNCTION_ENV.items():

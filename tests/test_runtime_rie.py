@@ -1,8 +1,8 @@
 """The streaming loop under AWS's Runtime Interface Emulator: the bytes a function URL client would get.
 
 RIE reads a streamed response to its end and answers the invoke once with the prelude, the eight NUL
-bytes and the body together (see /work notes on RIE: its streaming invoke route, issue #175, is open),
-so this checks the framing end to end, not that pieces arrive as they are made; tests/test_runtime_loop.py
+bytes and the body together (a streaming invoke route for it is an open request in
+aws/aws-lambda-runtime-interface-emulator), so this checks the framing end to end, not that pieces arrive as they are made; tests/test_runtime_loop.py
 checks that against a fake Runtime API.
 """
 

@@ -55,6 +55,15 @@ def check_function_url(event: Mapping[str, Any]) -> None:
         raise MalformedEvent("isBase64Encoded", "true or false")
 
 
+def through_function_url(event: Mapping[str, Any]) -> bool:
+    """Whether a payload 2.0 event came from a function URL (``<id>.lambda-url.<region>.on.aws``):
+    an API Gateway HTTP API sends the same format but reads every answer whole, so only a function
+    URL's answer may stream."""
+    context = event.get("requestContext")
+    domain = context.get("domainName") if isinstance(context, Mapping) else None
+    return isinstance(domain, str) and ".lambda-url." in domain
+
+
 def method_of(event: Mapping[str, Any]) -> str | None:
     """The HTTP method of a payload 2.0 event, upper case, or None where the envelope has none to read."""
     context = event.get("requestContext")

@@ -36,7 +36,7 @@ from supertonic_engine.errors import InvalidParameter, SupertonicError
 from . import jobs, streamed
 from .cors import cors_headers
 from .described import describe
-from .envelopes import check_function_url, method_of
+from .envelopes import check_function_url, method_of, through_function_url
 from .errors import (
     MalformedEvent,
     MethodNotAllowed,
@@ -174,16 +174,10 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> Answer:
         return _describe(service, call, prepared, request.answer)
     # Before synthesis: a request nobody can accept the answer to costs nothing.
     answer = call.negotiate([prepared.format.content_type.split(";")[0], JSON_TYPE])
-    if service.config.streams and answer != JSON_TYPE and call.method != "HEAD":
-        audio = streamed.audio_answer(
-            service.engine,
-            prepared,
-            budget_s=call.invocation.synthesis_budget_s(),
-            request_id=call.invocation.request_id,
-            settings=streamed.StreamSettings.of(service.config),
-        )
-        if audio is not None:  # else past the streaming cap: parked in S3 below, as a buffered answer is
-            return audio
+    if call.streams and answer != JSON_TYPE and call.method != "HEAD":
+        planned = _plan(service, call, prepared, events=False)
+        if planned.max_bytes <= streamed.STREAM_CAP_BYTES:  # else parked in S3 below, as a buffered answer is
+            return streamed.answer(service.engine, planned, streamed.StreamSettings.of(service.config))
     rendered = render(
         service.engine,
         prepared,
@@ -194,22 +188,24 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> Answer:
 
 
 def _events(service: Service, call: HttpCall, prepared: Prepared) -> Answer:
-    """Server-sent events: streamed in RESPONSE_STREAM mode, whole in BUFFERED mode."""
+    """Server-sent events: streamed through a RESPONSE_STREAM function URL, else whole (6 MB at most,
+    refused on the forecast before any synthesis)."""
     if prepared.extras.captions:
         raise InvalidParameter("captions are a file of their own: ask for them with stream_format 'audio'", field="stream_format")
-    events = streamed.event_answer(
-        service.engine,
-        prepared,
-        budget_s=call.invocation.synthesis_budget_s(),
-        request_id=call.invocation.request_id,
-        settings=streamed.StreamSettings.of(service.config),
-    )
-    if service.config.streams and call.method != "HEAD":
+    whole = not call.streams or call.method == "HEAD"
+    planned = _plan(service, call, prepared, events=True)
+    # A whole answer is the events' bytes again as base64 in the runtime's JSON.
+    size, limit = (planned.max_bytes * 4 // 3, SYNC_RESPONSE_LIMIT) if whole else (planned.max_bytes, streamed.STREAM_CAP_BYTES)
+    if size > limit:
+        raise ResponseTooLarge(size, limit, len(prepared.text), "sse")
+    events = streamed.answer(service.engine, planned, streamed.StreamSettings.of(service.config))
+    if not whole:
         return events
-    body = streamed.joined(events)
-    if len(body) > SYNC_RESPONSE_LIMIT:
-        raise ResponseTooLarge(len(body), SYNC_RESPONSE_LIMIT, len(prepared.text), prepared.format.name)
-    return binary_response(200, body, dict(events.prelude["headers"]) if events.prelude else {})
+    return binary_response(200, streamed.joined(events), dict(events.prelude["headers"]) if events.prelude else {})
+
+
+def _plan(service: Service, call: HttpCall, prepared: Prepared, *, events: bool) -> streamed.Plan:
+    return streamed.plan(service.engine, prepared, budget_s=call.invocation.synthesis_budget_s(), events=events)
 
 
 def _describe(service: Service, call: HttpCall, prepared: Prepared, answer: str) -> dict[str, Any]:
@@ -242,7 +238,7 @@ def handle(service: Service, event: dict[str, Any], invocation: LambdaCall) -> A
     """Answer one function URL request; never raises, never leaks a stack trace. In RESPONSE_STREAM
     mode every answer is a ``StreamedAnswer``: the URL reads the prelude of each, streamed audio or not."""
     answer = _answer(service, event, invocation)
-    if service.config.streams and not isinstance(answer, StreamedAnswer):
+    if service.config.streams and through_function_url(event) and not isinstance(answer, StreamedAnswer):
         return streamed.as_streamed(answer)
     return answer
 
@@ -253,7 +249,7 @@ def _answer(service: Service, event: dict[str, Any], invocation: LambdaCall) -> 
     except MalformedEvent as error:  # not an HttpCall: its views would read the broken parts
         log_error(error, "request")
         return _as_sent(method_of(event), error_response(error, request_id=invocation.request_id))
-    call = HttpCall(LambdaFunctionUrlEvent(event), invocation)
+    call = HttpCall(LambdaFunctionUrlEvent(event), invocation, streams=service.config.streams and through_function_url(event))
     extra_headers = cors_headers(service.config.cors_allow_origins, call.header("origin"), call.method)
     try:
         response = _route(service, call)

@@ -31,6 +31,7 @@ class HttpCall:
 
     event: LambdaFunctionUrlEvent
     invocation: LambdaCall
+    streams: bool = False  # its answer may stream (a function URL in RESPONSE_STREAM mode)
 
     @property
     def method(self) -> str:

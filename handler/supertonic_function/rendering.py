@@ -72,12 +72,19 @@ class Rendered:
             "x-supertonic-sample-rate": str(self.sample_rate),
             "x-supertonic-rtf": f"{r.rtf:.4f}",
             "x-supertonic-synth-ms": f"{r.synth_ms:.0f}",
-            "x-supertonic-chunks": str(len(r.chunks)),
-            "x-supertonic-model": r.model_kind,
-            "x-supertonic-precision": r.precision,
-            # A custom voice's file name may be any text; a header value must be ASCII.
-            "x-supertonic-voice": quote(self.request.options.voice, safe=":,."),
-        }
+        } | described_headers(self.sample_rate, len(r.chunks), r.model_kind, r.precision, self.request.options.voice)
+
+
+def described_headers(sample_rate: int, chunks: int, model_kind: str, precision: str, voice: str) -> dict[str, str]:
+    """What every audio answer, whole or streamed, says of itself in its headers."""
+    return {
+        "x-supertonic-sample-rate": str(sample_rate),
+        "x-supertonic-chunks": str(chunks),
+        "x-supertonic-model": model_kind,
+        "x-supertonic-precision": precision,
+        # A custom voice's file name may be any text; a header value must be ASCII.
+        "x-supertonic-voice": quote(voice, safe=":,."),
+    }
 
 
 def render(

@@ -22,13 +22,13 @@ import base64
 import json
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import quote
 
 from supertonic_engine import ChunkTiming, Deadline, Engine, Prepared, SpeechMark, StreamEncoder, content_type
 
 from .config import FunctionConfig
+from .rendering import described_headers
 from .runtime import StreamedAnswer
 from .telemetry import logger, metrics, record_synthesis
 
@@ -45,23 +45,32 @@ _EVENT_END = b"\n\n"
 
 
 @dataclass(frozen=True)
-class Forecast:
-    """Where the audio will be before any of it is made: the duration predictor's timeline."""
+class Plan:
+    """A request about to be streamed: where its audio will be, from the duration predictor, and
+    the one deadline the forecast and the synthesis both run under."""
 
+    prepared: Prepared  # its audio bound checked on this forecast, so the engine does not forecast again
     timeline: list[ChunkTiming]
     frames: int  # samples ``Engine.stream`` will yield, exact unless silence is trimmed
     seconds: float
-    max_bytes: int  # of the answer, at the format's largest bitrate
+    max_bytes: int  # of the answer, at the streamed format's largest bitrate (base64 for events)
+    events: bool  # server-sent events, else the file
+    deadline: Deadline
 
 
-def forecast(engine: Engine, prepared: Prepared, *, budget_s: float | None, sse: bool) -> Forecast:
-    timeline = engine.timeline(prepared, deadline=budget_s)
+def plan(engine: Engine, prepared: Prepared, *, budget_s: float | None, events: bool) -> Plan:
+    """The forecast of ``prepared`` (milliseconds a chunk), under the deadline its synthesis will share."""
+    deadline = Deadline(budget_s)
+    timeline = engine.timeline(prepared, deadline=deadline)
+    # The engine's own bound on the audio, on this forecast: it is what the engine would compute again.
+    prepared.limits.check_audio(prepared.total_silence_s + sum(t.speech_s for t in timeline))
+    prepared = replace(prepared, limits=replace(prepared.limits, max_audio_s=None, after_s_per_audio_s=0.0))
     frames = engine.forecast_frames(prepared, timeline=timeline)
     seconds = frames / engine.sample_rate
-    size = prepared.format.max_bytes_per_s(engine.sample_rate) * seconds + 1024
-    if sse:  # base64, and an event's JSON around each chunk's audio
+    size = StreamEncoder.max_bytes_per_s(prepared.format, engine.sample_rate) * seconds + 1024
+    if events:  # base64, and an event's JSON around each chunk's audio
         size = size * 4 / 3 + 256 * (len(timeline) + 1)
-    return Forecast(timeline, frames, seconds, int(size))
+    return Plan(prepared, timeline, frames, seconds, int(size), events, deadline)
 
 
 def delivery_s(answer_bytes: int) -> float:
@@ -81,48 +90,23 @@ class StreamSettings:
         return cls(config.stream_min_write_bytes, config.sse_pad_bytes)
 
 
-def audio_answer(
-    engine: Engine,
-    prepared: Prepared,
-    *,
-    budget_s: float | None,
-    request_id: str,
-    settings: StreamSettings,
-    headers: Mapping[str, str] | None = None,
-) -> StreamedAnswer | None:
-    """The audio file as a stream; None when the forecast is past Lambda's streaming cap (the
-    caller answers as a buffered request does: a link to the audio parked in S3)."""
-    planned = forecast(engine, prepared, budget_s=budget_s, sse=False)
-    if planned.max_bytes > STREAM_CAP_BYTES:
-        return None
-    fmt = prepared.format
-    stream = _Synthesis(engine, prepared, planned, budget_s, request_id)
-    pieces = _coalesced(stream.audio(), settings.min_write_bytes)
-    first = _first(pieces)  # a failure in the first chunk is still an ordinary HTTP error
-    described = _headers(engine, prepared, planned) | {"content-type": content_type(fmt, engine.sample_rate)}
-    return StreamedAnswer(_prelude(200, described | dict(headers or {})), _after(first, pieces))
-
-
-def event_answer(
-    engine: Engine,
-    prepared: Prepared,
-    *,
-    budget_s: float | None,
-    request_id: str,
-    settings: StreamSettings,
-    headers: Mapping[str, str] | None = None,
-) -> StreamedAnswer:
-    """The audio as server-sent events (OpenAI's ``speech.audio.delta``/``.done``), with each
-    chunk's speech marks (``speech.marks``) before its audio when the request asks for marks."""
-    planned = forecast(engine, prepared, budget_s=budget_s, sse=True)
-    stream = _Synthesis(engine, prepared, planned, budget_s, request_id)
-    pieces = _padded(stream.events(), settings.sse_pad_bytes)
+def answer(engine: Engine, planned: Plan, settings: StreamSettings) -> StreamedAnswer:
+    """The audio as it is made: the file, or (``planned.events``) server-sent events, OpenAI's
+    ``speech.audio.delta``/``.done`` with each chunk's speech marks (``speech.marks``) before its
+    audio when the request asks for marks. The first chunk is made here, before the answer starts:
+    a failure there is still an ordinary HTTP error."""
+    planned.deadline.keep_back(delivery_s(planned.max_bytes), f"streaming about {planned.max_bytes / 1e6:,.1f} MB")
+    synthesis = _Synthesis(engine, planned)
+    prepared = planned.prepared
+    audio_type = content_type(prepared.format, engine.sample_rate)
+    if planned.events:
+        pieces = _padded(synthesis.events(), settings.sse_pad_bytes)
+        described = {"content-type": f"{SSE_TYPE}; charset=utf-8", "x-supertonic-audio-type": audio_type}
+    else:
+        pieces = _coalesced(synthesis.audio(), settings.min_write_bytes)
+        described = {"content-type": audio_type}
     first = _first(pieces)
-    described = _headers(engine, prepared, planned) | {
-        "content-type": f"{SSE_TYPE}; charset=utf-8",
-        "x-supertonic-audio-type": content_type(prepared.format, engine.sample_rate),
-    }
-    return StreamedAnswer(_prelude(200, described | dict(headers or {})), _after(first, pieces))
+    return StreamedAnswer(_prelude(200, _headers(engine, planned) | described), _after(first, pieces))
 
 
 def as_streamed(response: Mapping[str, Any]) -> StreamedAnswer:
@@ -144,22 +128,33 @@ def joined(answer: StreamedAnswer) -> bytes:
 class _Synthesis:
     """One request's synthesis, read chunk by chunk as the answer is sent; logs and counts it at the end."""
 
-    def __init__(self, engine: Engine, prepared: Prepared, planned: Forecast, budget_s: float | None, request_id: str) -> None:
-        self.engine, self.prepared, self.planned = engine, prepared, planned
-        self.budget_s, self.request_id = budget_s, request_id
+    def __init__(self, engine: Engine, planned: Plan) -> None:
+        self.engine, self.planned, self.prepared = engine, planned, planned.prepared
         self.audio_sent_s = 0.0
         self.chunks_sent = 0
+        self.synth_s = 0.0
 
     def audio(self) -> Iterator[bytes]:
         """The file's bytes, one piece per chunk (the header with the first)."""
-        for _timing, data in self._encoded():
-            if data:
-                yield data
+        encoded = self._encoded()
+        try:
+            for _timing, data in encoded:
+                if data:
+                    yield data
+        finally:
+            _close(encoded)  # closed with this one: its synthesis stops now, not when collected
 
     def events(self) -> Iterator[bytes]:
+        encoded = self._encoded()
+        try:
+            yield from self._events(encoded)
+        finally:
+            _close(encoded)
+
+    def _events(self, encoded: Iterator[tuple[ChunkTiming, bytes]]) -> Iterator[bytes]:
         kinds = self.prepared.extras.marks
         timeline = list(self.planned.timeline)
-        for timing, data in self._encoded():
+        for timing, data in encoded:
             if kinds:
                 # The forecast timeline with the chunks made so far in place (they differ only when
                 # silence is trimmed): this chunk's marks, where its audio really is.
@@ -175,16 +170,13 @@ class _Synthesis:
         yield _event({"type": "speech.audio.done", "usage": self._usage()} | self._totals())
 
     def _encoded(self) -> Iterator[tuple[ChunkTiming, bytes]]:
-        engine, prepared = self.engine, self.prepared
-        deadline = Deadline(self.budget_s)
-        deadline.keep_back(delivery_s(self.planned.max_bytes), f"streaming about {self.planned.max_bytes / 1e6:,.0f} MB")
+        engine, prepared, deadline = self.engine, self.prepared, self.planned.deadline
         exact = not prepared.options.trim_silence
         encoder = StreamEncoder(
             prepared.format, engine.sample_rate, total_frames=self.planned.frames if exact else None, before_block=deadline.check
         )
         chunks = engine.stream(prepared, deadline=deadline)
         started = time.perf_counter()
-        self.synth_s = 0.0
         try:
             timing: ChunkTiming | None = None
             for chunk in chunks:
@@ -233,7 +225,8 @@ class _Synthesis:
             rtf=self.synth_s / self.audio_sent_s if self.audio_sent_s else 0.0,
             model_kind=self.engine.model_kind,
         )
-        # The invocation's metrics were flushed when the handler returned the stream's start.
+        # Flushed here: a streamed answer outlives the handler's return, where the invocation's
+        # metrics are flushed (a buffered answer's events flush them a little early, nothing lost).
         metrics.flush_metrics()
 
 
@@ -297,16 +290,12 @@ def _marks_within(marks: list[SpeechMark], chunk: ChunkTiming, next_start_s: flo
     return [m for m in marks if m.time_ms >= start_ms and (end_ms is None or m.time_ms < end_ms)]
 
 
-def _headers(engine: Engine, prepared: Prepared, planned: Forecast) -> dict[str, str]:
-    headers = {
-        "x-supertonic-sample-rate": str(prepared.format.sample_rate or engine.sample_rate),
-        "x-supertonic-chunks": str(len(prepared.chunks)),
-        "x-supertonic-model": engine.model_kind,
-        "x-supertonic-precision": engine.precision,
-        # A custom voice's file name may be any text; a header value must be ASCII.
-        "x-supertonic-voice": quote(prepared.options.voice, safe=":,."),
-        "cache-control": "no-store",
-    }
+def _headers(engine: Engine, planned: Plan) -> dict[str, str]:
+    prepared = planned.prepared
+    headers = described_headers(
+        prepared.format.sample_rate or engine.sample_rate, len(prepared.chunks), engine.model_kind, engine.precision, prepared.options.voice
+    )
+    headers["cache-control"] = "no-store"
     if not prepared.options.trim_silence:  # trimmed, the length is known only at the end
         headers["x-supertonic-duration-s"] = f"{planned.seconds:.3f}"
     return headers

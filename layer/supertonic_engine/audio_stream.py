@@ -114,6 +114,14 @@ class StreamEncoder:
     ``before_block`` is called before each block is encoded, as ``AudioWriter`` does.
     """
 
+    @staticmethod
+    def max_bytes_per_s(fmt: AudioFormat, sample_rate: int) -> float:
+        """At most this many bytes per second of audio in a stream: MP3 here is constant-bitrate,
+        Opus pays its shorter pages' headers (about 3 %, above), the rest as a whole file."""
+        if fmt.subtype == "MPEG_LAYER_III":
+            return _MP3_CBR_KBPS * 1000 / 8
+        return fmt.max_bytes_per_s(sample_rate) * (1.05 if fmt.subtype == "OPUS" else 1.0)
+
     def __init__(
         self,
         fmt: str | AudioFormat,

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..telemetry import logger
 from .answer import StreamedAnswer
-from .api import Invocation, RuntimeApi
+from .api import Invocation, RuntimeApi, RuntimeApiError
 from .context import ClientContext, CognitoIdentity, LambdaContext
 from .failures import MARSHAL_ERROR, UNMARSHAL_ERROR, RuntimeFault, error_document
 from .hooks import run_after_restore_hooks
@@ -99,22 +99,29 @@ def serve_one(api: RuntimeApi, handler: Handler) -> None:
         logger.exception("handler failed", extra={"function_request_id": invocation.request_id})
         api.post_invocation_error(invocation.request_id, error_document(exc, invocation.request_id))
         return
+    try:
+        _post_answer(api, invocation.request_id, result)
+    except RuntimeApiError:
+        # The Runtime API refused this answer (not a 202): this invocation is over either way, and
+        # the next /next still serves the sandbox; only a failing /next ends the process.
+        logger.exception("the Runtime API refused the answer", extra={"function_request_id": invocation.request_id})
+
+
+def _post_answer(api: RuntimeApi, request_id: str, result: object) -> None:
     if isinstance(result, StreamedAnswer):
         try:
-            report = stream_answer(api, invocation.request_id, result)
+            report = stream_answer(api, request_id, result)
         except RuntimeFault as fault:  # refused before the response started, so /error is still allowed
-            api.post_invocation_error(invocation.request_id, error_document(fault, invocation.request_id))
+            api.post_invocation_error(request_id, error_document(fault, request_id))
             return
         _log_stream(report)
         return
     try:
         body = json.dumps(result).encode()
     except (TypeError, ValueError) as exc:
-        api.post_invocation_error(
-            invocation.request_id, error_document(RuntimeFault(MARSHAL_ERROR, f"Unable to marshal response: {exc}"), invocation.request_id)
-        )
+        api.post_invocation_error(request_id, error_document(RuntimeFault(MARSHAL_ERROR, f"Unable to marshal response: {exc}"), request_id))
         return
-    api.post_response(invocation.request_id, body)
+    api.post_response(request_id, body)
 
 
 def start(api: RuntimeApi, handler_name: str, environ: Mapping[str, str] | None = None) -> Handler | int:

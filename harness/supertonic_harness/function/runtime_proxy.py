@@ -300,8 +300,12 @@ class RuntimeApiProxy:
                     upstream.close()
                 if self.command == "GET" and self.path.endswith(_NEXT_SUFFIX) and status == 200:
                     reply_headers = self._with_deadline(reply_headers)
+                self._reply(status, reply_headers, data)
+
+            def _reply(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
+                """RIE's answer, passed back to the runtime."""
                 self.send_response(status)
-                for key, value in reply_headers:
+                for key, value in headers:
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -378,13 +382,7 @@ class RuntimeApiProxy:
                 if answer is None:
                     self.close_connection = True
                     return
-                status, reply_headers, data = answer
-                self.send_response(status)
-                for key, value in reply_headers:
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self._reply(*answer)
 
             def _finish_upstream(
                 self, upstream: http.client.HTTPConnection, trailers: Mapping[str, str]
