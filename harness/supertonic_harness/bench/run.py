@@ -8,7 +8,9 @@ run of each case is compared sample by sample across sides. ``--profile`` runs e
 one of the harness's Lambda-like CPU and memory limits.
 
 Other modes: ``--soak N`` (RSS drift over N warm requests), ``--memory-scaling`` (peak RSS of 300 to
-30,000 characters, streamed) and ``--ort-profile`` (time per operator from ONNX Runtime's profiler).
+30,000 characters, streamed), ``--ort-profile`` (time per operator from ONNX Runtime's profiler) and
+``--latency`` (time to the first and the last audio byte through the function URL, buffered vs
+streamed: latency.py).
 Results: a table on the terminal, a JSON file, and optionally a PNG chart.
 """
 
@@ -27,6 +29,7 @@ import numpy as np
 
 from ..replay.report import Progress
 from .floor import FlopModel, measure_gemm_gflops
+from .latency import add_latency_arguments, run_latency_command
 from .report import draw_chart, format_table
 from .spawner import Side, Spawner, context
 from .texts import SHORT_TEXTS, SUMMARY_CASE, VOICE, long_text
@@ -96,7 +99,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", default="1,2", metavar="N,N", help="sandboxes for --fanout, one run each (default: 1,2)")
     p.add_argument("--steps", type=int, default=2, help="steps for --soak and --memory-scaling (memory does not depend on them)")
     p.add_argument("--ort-profile", action="store_true", help="also report ONNX Runtime's time per operator for the summary case")
-    p.add_argument("--json", dest="json_path", default="bench.json", help="where to write the full results")
+    add_latency_arguments(p)
+    p.add_argument(
+        "--json",
+        dest="json_path",
+        default=None,
+        help="where to write the full results (default: bench.json; --latency: benchmarks/latency.json)",
+    )
     p.add_argument("--png", default=None, help="also draw a chart of RTF and peak RSS")
     p.set_defaults(func=run_command)
 
@@ -104,6 +113,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from supertonic_tools.standin import ensure_standin
 
+    if args.latency:
+        return run_latency_command(args, Path(args.json_path) if args.json_path else None)
+    args.json_path = args.json_path or "bench.json"
     if args.fanout:
         return run_fanout_command(args)
     model_dir = Path(ensure_standin(args.model)) if args.model in ("tiny", "full") else Path(args.model)

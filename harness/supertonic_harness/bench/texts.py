@@ -1,6 +1,6 @@
 """Benchmark texts: 59, 152 and 266 characters (the lengths of the official performance table) in
-English and Korean, one long text of about 3,000 characters for the chunked path, and the voice
-and request that every mode speaks with."""
+English and Korean, one long text of about 3,000 characters for the chunked path, the latency
+benchmark's sentence and paragraph, and the voice and request that every mode speaks with."""
 
 from __future__ import annotations
 
@@ -39,6 +39,17 @@ SHORT_TEXTS: dict[str, dict[int, str]] = {
         ),
     },
 }
+
+
+# The latency benchmark's short texts: a sentence of about 62 characters and a paragraph of about 400
+# (its page and its synchronous-limit text are ``long_text`` of 1,500 and 2,900 characters).
+LATENCY_SENTENCE = "Please hold the line for a moment; your call matters to us all."
+LATENCY_PARAGRAPH = (
+    "Every evening the lighthouse keeper climbed the narrow stairs, trimmed the wick and polished the lens "
+    "until it shone. Ships far out at sea watched for its steady beam, and the fishermen of the bay knew that as long "
+    "as the light turned, the rocks could be passed in safety. In winter the storms came without warning, yet the keeper "
+    "never missed a night, and the village trusted him as it trusted the tide."
+)
 
 
 def long_text(chars: int = 3000, lang: str = "en") -> str:
