@@ -14,11 +14,11 @@ from supertonic_harness.bench.latency import (
     Mp3Prefixes,
     Settings,
     coalesce,
-    percentile,
     run_latency,
     smallest_margin,
 )
 from supertonic_harness.bench.run import register
+from supertonic_harness.stats import percentile
 from supertonic_harness.function.rie import RESPONSE_STREAM
 
 

@@ -41,6 +41,7 @@ from supertonic_engine.config import ENV_PRECISION, PRECISIONS
 from ..function.rie import INVOKE_MODES, REPO_ROOT, RESPONSE_STREAM
 from ..function.sandbox import Invocation, Sandbox
 from ..replay.report import Progress
+from ..stats import percentile
 from .spawner import machine_facts
 from .texts import LATENCY_PARAGRAPH, LATENCY_SENTENCE, VOICE, long_text
 
@@ -69,16 +70,6 @@ class RequestFailed(RuntimeError):
 
 
 # --- the arithmetic ------------------------------------------------------------------------------------------
-
-
-def percentile(values: Sequence[float], percent: float) -> float | None:
-    """Nearest-rank percentile (the smallest value with at least ``percent`` % of the values at or
-    below it); None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * percent // 100))  # ceil without floating-point error for whole percents
-    return ordered[int(rank) - 1]
 
 
 def smallest_margin(arrivals: Sequence[float], audio_before: Callable[[int], float]) -> float | None:

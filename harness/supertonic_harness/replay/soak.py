@@ -10,10 +10,10 @@ that small between the first and the last round says nothing, a leak grows past 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..stats import percentile
 from .report import Record
 
 WARM_UP_ROUNDS = 1
@@ -53,10 +53,8 @@ def soak_summary(records: Sequence[Record]) -> dict[str, Any] | None:
 
 
 def _percentile(values: Sequence[float], percent: float) -> float | None:
-    """Nearest-rank percentile of sorted ``values``."""
-    if not values:
-        return None
-    return round(values[max(0, math.ceil(percent / 100 * len(values)) - 1)], 1)
+    found = percentile(values, percent)
+    return None if found is None else round(found, 1)
 
 
 def soak_lines(summary: dict[str, Any]) -> str:
