@@ -18,8 +18,8 @@ from supertonic_harness.bench.latency import (
     smallest_margin,
 )
 from supertonic_harness.bench.run import register
-from supertonic_harness.stats import percentile
 from supertonic_harness.function.rie import RESPONSE_STREAM
+from supertonic_harness.stats import percentile
 
 
 def test_percentile_is_the_nearest_rank() -> None:
