@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from supertonic_function.config import ENV_INVOKE_MODE, INVOKE_MODES
+
 from .measure import descendants
 from .rie_log import RieReport, parse_invocation_log
 from .runtime_proxy import INIT_ALLOWANCE_S, RuntimeApiProxy, StreamRelay
@@ -38,10 +40,7 @@ LOOPBACK = "127.0.0.1"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_HANDLER = "supertonic_function.app.lambda_handler"
 # A function URL's InvokeMode; the function reads which one it is served in from this variable.
-BUFFERED = "BUFFERED"
-RESPONSE_STREAM = "RESPONSE_STREAM"
-INVOKE_MODES = (BUFFERED, RESPONSE_STREAM)
-ENV_INVOKE_MODE = "SUPERTONIC_FUNCTION_URL_INVOKE_MODE"
+BUFFERED, RESPONSE_STREAM = INVOKE_MODES  # the function's own names for the URL's modes
 # awslambdaric (4.2.2) cannot stream a response; the function's own runtime loop can.
 STREAMING_RUNTIME_MODULE = "supertonic_function.runtime"
 
