@@ -40,6 +40,10 @@ STREAM_CAP_BYTES = 200_000_000
 UNTHROTTLED_BYTES = 6_000_000
 THROTTLED_BYTES_PER_S = 2_000_000
 SSE_TYPE = "text/event-stream"
+# The first chunk's first quarter second is encoded and sent alone: the first byte need not wait
+# for the rest of the chunk's encoding, 20 ms a second of audio for mp3, 45 for opus and 15 for
+# pcm's resampling (measured: 3.2 s of noise, 2-vCPU AMD EPYC), i.e. 60-140 ms of a 3 s chunk.
+FIRST_PIECE_S = 0.25
 # Each event is one `data:` line of JSON and a blank line (https://html.spec.whatwg.org/multipage/server-sent-events.html).
 _EVENT_END = b"\n\n"
 
@@ -151,11 +155,11 @@ class _Synthesis:
         finally:
             _close(encoded)
 
-    def _events(self, encoded: Iterator[tuple[ChunkTiming, bytes]]) -> Iterator[bytes]:
+    def _events(self, encoded: Iterator[tuple[ChunkTiming | None, bytes]]) -> Iterator[bytes]:
         kinds = self.prepared.extras.marks
         timeline = list(self.planned.timeline)
         for timing, data in encoded:
-            if kinds:
+            if kinds and timing is not None:
                 # The forecast timeline with the chunks made so far in place (they differ only when
                 # silence is trimmed): this chunk's marks, where its audio really is.
                 timeline[timing.index] = timing
@@ -169,7 +173,9 @@ class _Synthesis:
                 yield _event({"type": "speech.audio.delta", "audio": base64.b64encode(data).decode("ascii")})
         yield _event({"type": "speech.audio.done", "usage": self._usage()} | self._totals())
 
-    def _encoded(self) -> Iterator[tuple[ChunkTiming, bytes]]:
+    def _encoded(self) -> Iterator[tuple[ChunkTiming | None, bytes]]:
+        """Each chunk's bytes with its timing; the first chunk's come in two pieces, the second
+        with None (more of the same chunk)."""
         engine, prepared, deadline = self.engine, self.prepared, self.planned.deadline
         exact = not prepared.options.trim_silence
         encoder = StreamEncoder(
@@ -177,18 +183,20 @@ class _Synthesis:
         )
         chunks = engine.stream(prepared, deadline=deadline)
         started = time.perf_counter()
+        last = len(prepared.chunks) - 1
         try:
-            timing: ChunkTiming | None = None
             for chunk in chunks:
                 timing = chunk.timing
-                data = encoder.write(chunk.samples)
-                last = timing.index == len(prepared.chunks) - 1
-                if last:
-                    data += encoder.close()
-                self.synth_s = time.perf_counter() - started
-                self.audio_sent_s = encoder.frames / engine.sample_rate
-                self.chunks_sent = timing.index + 1
-                yield timing, data
+                head = engine.frames(FIRST_PIECE_S) if timing.index == 0 else chunk.samples.size
+                pieces = [chunk.samples[:head], chunk.samples[head:]] if chunk.samples.size > head else [chunk.samples]
+                for n, samples in enumerate(pieces):
+                    data = encoder.write(samples)
+                    if timing.index == last and n == len(pieces) - 1:
+                        data += encoder.close()
+                    self.synth_s = time.perf_counter() - started
+                    self.audio_sent_s = encoder.frames / engine.sample_rate
+                    self.chunks_sent = timing.index + (n == len(pieces) - 1)  # a chunk counts once all of it is out
+                    yield (timing if n == 0 else None), data
         except GeneratorExit:
             logger.warning("stream stopped: the client went away", extra=self._progress())
             raise
