@@ -99,6 +99,7 @@ def test_ratios_and_the_estimate_of_the_default_run_from_the_cells_measured() ->
             "ttfb_p50_s": 8.0 if mode == "BUFFERED" else 1.0,
             "last_byte_p50_s": 8.0 if mode == "BUFFERED" else 10.0,
             "wall_s_per_warm_request": 1.0,
+            "wall_s_per_first_byte_request": 0.5 if mode == RESPONSE_STREAM else None,
             "wall_s_per_cold_request": 2.0,
         }
         for mode in ("BUFFERED", RESPONSE_STREAM)
@@ -108,9 +109,10 @@ def test_ratios_and_the_estimate_of_the_default_run_from_the_cells_measured() ->
     assert [(r["text"], r["total_time_ratio"], r["ttfb_ratio"]) for r in ratios] == [(name, 1.25, 0.125) for name in TEXTS]
     settings = {"profiles": ["2vcpu-2gb"], "precisions": ["int8"], "modes": ["BUFFERED", RESPONSE_STREAM], "texts": list(TEXTS)}
     estimate = estimate_default_run({"settings": settings, "cells": cells})
-    # Per mode: 20 + 20 + 5 + 5 warm requests of 1 s, and 2 cold ones of 2 s for the sentence and the paragraph.
-    assert estimate["measured_cells_at_default_counts_s"] == 2 * (50 + 8)
-    assert estimate["default_run_s"] == 2 * (50 + 8) * 8 // 2  # 2 profiles x 2 precisions x 2 modes, 2 of them measured
+    # Per mode: 20 + 20 + 5 + 5 warm requests and 2 cold ones of 2 s for the sentence and the paragraph;
+    # buffered, every warm one whole (1 s); streamed, 5 + 5 + 2 + 2 whole and the other 36 hung up (0.5 s).
+    assert estimate["measured_cells_at_default_counts_s"] == (50 + 8) + (14 + 18 + 8)
+    assert estimate["default_run_s"] == 98 * 8 // 2  # 2 profiles x 2 precisions x 2 modes, 2 of them measured
 
 
 def _bench_parser():
@@ -153,7 +155,8 @@ def test_a_tiny_run_times_both_modes_end_to_end(tmp_path, capsys) -> None:
         profiles=("2vcpu-2gb",),
         precisions=("fp32",),
         texts=("paragraph",),
-        requests={"paragraph": 2},
+        requests={"paragraph": 3},
+        whole={"paragraph": 2},  # the third streamed request hangs up at its first piece
         cold=1,
         cold_texts=("paragraph",),
         first_chunk_chars=60,
@@ -165,11 +168,15 @@ def test_a_tiny_run_times_both_modes_end_to_end(tmp_path, capsys) -> None:
     prepared = report["texts"]["paragraph"]
     assert prepared["first_chars"] <= 60 and prepared["count"] >= 2
     for cell in cells.values():
-        assert cell["failures"] == [] and cell["warm_requests"] == 2 and len(cell["cold_ttfb_s"]) == 1
+        assert cell["failures"] == [] and cell["warm_requests"] == 3 and len(cell["cold_ttfb_s"]) == 1
         assert cell["ttfb_p50_s"] <= cell["last_byte_p50_s"]
         assert cell["chunks_header"] == [prepared["count"]]
         assert cell["peak_rss_mb_max"] > 0
     streamed = cells[RESPONSE_STREAM]
     assert streamed["pieces_median"] > 1 and streamed["smallest_margin_s"] is not None
+    # A buffered answer's first byte is its whole: every buffered request is read to the end.
+    assert (cells["BUFFERED"]["whole_requests"], streamed["whole_requests"]) == (3, 2)
+    hung_up = [s for s in streamed["samples"] if s["kind"] == "warm" and s["last_byte_s"] is None]
+    assert len(hung_up) == 1 and hung_up[0]["ttfb_s"] > 0 and hung_up[0]["peak_rss_mb"] is None
     assert cells["BUFFERED"]["smallest_margin_s"] is None
     assert [r["text"] for r in report["ratios"]] == ["paragraph"]

@@ -54,6 +54,10 @@ TEXTS: dict[str, str] = {
     "limit": long_text(2900),
 }
 DEFAULT_REQUESTS = {"sentence": 20, "paragraph": 20, "page": 5, "limit": 5}
+# Of those, the streamed requests read to their last byte; the others hang up at the first piece:
+# their first byte is all they measure, and the function stops at its next chunk when the client
+# goes, so the twenty first bytes of a page cost about twenty first chunks, not twenty pages.
+DEFAULT_WHOLE = {"sentence": 5, "paragraph": 5, "page": 2, "limit": 2}
 DEFAULT_COLD_TEXTS = ("sentence", "paragraph")
 DEFAULT_COLD = 2
 DEFAULT_JSON = REPO_ROOT / "benchmarks" / "latency.json"
@@ -158,6 +162,7 @@ class Answer:
     arrivals: list[float]
     pieces: list[bytes]
     cut: bool = False  # the body ended before its end (a streamed answer that failed after its first byte)
+    hung_up: bool = False  # the client closed the connection after the first piece
 
     @property
     def ttfb_s(self) -> float | None:
@@ -172,8 +177,9 @@ class Answer:
         return b"".join(self.pieces)
 
 
-def timed_post(url: str, document: Mapping[str, Any], timeout_s: float) -> Answer:
-    """POST ``document`` as JSON and read the body piece by piece as it arrives."""
+def timed_post(url: str, document: Mapping[str, Any], timeout_s: float, *, whole: bool = True) -> Answer:
+    """POST ``document`` as JSON and read the body piece by piece as it arrives; not ``whole``: hang up
+    after the first piece (of a chunked answer: a whole one is read whole)."""
     address = urlsplit(url)
     connection = http.client.HTTPConnection(address.hostname or "127.0.0.1", address.port, timeout=timeout_s)
     payload = json.dumps(document).encode()
@@ -183,14 +189,18 @@ def timed_post(url: str, document: Mapping[str, Any], timeout_s: float) -> Answe
         response = connection.getresponse()
         arrivals: list[float] = []
         pieces: list[bytes] = []
-        cut = False
+        cut = hung_up = False
+        chunked = response.getheader("transfer-encoding", "").lower() == "chunked"
         try:
             while piece := response.read1(1 << 16):  # what has arrived, at most one chunk of a chunked body
                 arrivals.append(time.perf_counter() - sent)
                 pieces.append(piece)
+                if chunked and not whole:
+                    hung_up = True
+                    break
         except (http.client.IncompleteRead, ConnectionError):
             cut = True
-        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, arrivals, pieces, cut)
+        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, arrivals, pieces, cut, hung_up)
     finally:
         connection.close()
 
@@ -238,6 +248,7 @@ class Settings:
     modes: tuple[str, ...] = INVOKE_MODES
     texts: tuple[str, ...] = tuple(TEXTS)
     requests: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_REQUESTS))
+    whole: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_WHOLE))  # streamed requests read to the end
     cold: int = DEFAULT_COLD
     cold_texts: tuple[str, ...] = DEFAULT_COLD_TEXTS
     # The deployment's SUPERTONIC_FIRST_CHUNK_CHARS / _STEPS for this run (0: off); None: the template's.
@@ -251,7 +262,7 @@ class Sample:
 
     kind: str  # cold or warm
     ttfb_s: float
-    last_byte_s: float
+    last_byte_s: float | None  # None: hung up after the first piece
     pieces: int
     bytes: int
     margin_s: float | None
@@ -305,9 +316,11 @@ def running_function(model_dir: Path, profile: str, precision: str, mode: str, e
         yield RunningFunction(server.url, tap, float(local.sandbox.function.timeout_s) + 30.0, log)
 
 
-def timed_request(function: RunningFunction, document: Mapping[str, Any], kind: str, started: float) -> Sample:
+def timed_request(function: RunningFunction, document: Mapping[str, Any], kind: str, started: float, *, whole: bool = True) -> Sample:
+    """One request timed; not ``whole``: a streamed answer's first piece only, then the wait for the
+    function to stop (it does at its next chunk), so the next request finds it idle."""
     function.tap.drain()
-    answer = timed_post(function.url, document, function.timeout_s)
+    answer = timed_post(function.url, document, function.timeout_s, whole=whole)
     if answer.status != 200 or not answer.pieces or answer.cut:
         what = "its stream was cut" if answer.cut else f"{answer.status}: {answer.body[:300].decode(errors='replace')}"
         time.sleep(0.1)  # the front logs the invocation just after the last byte
@@ -316,21 +329,21 @@ def timed_request(function: RunningFunction, document: Mapping[str, Any], kind: 
     streamed = answer.headers.get("transfer-encoding", "").lower() == "chunked"
     arrivals, pieces = coalesce(answer.arrivals, answer.pieces)
     prefixes = Mp3Prefixes(pieces)
-    margin = smallest_margin(arrivals, prefixes) if streamed else None
+    margin = smallest_margin(arrivals, prefixes) if streamed and not answer.hung_up else None
     # A streamed answer's headers go out before its length is known: then the audio is measured.
     duration = answer.headers.get("x-supertonic-duration-s") or f"{prefixes(len(pieces)):.3f}"
     chunks = answer.headers.get("x-supertonic-chunks")
     return Sample(
         kind=kind,
         ttfb_s=answer.arrivals[0],
-        last_byte_s=answer.arrivals[-1],
+        last_byte_s=None if answer.hung_up else answer.arrivals[-1],
         pieces=len(pieces),
         bytes=sum(map(len, answer.pieces)),
         margin_s=margin,
         chunks=int(chunks) if chunks else None,
         audio_s=float(duration),
-        peak_rss_mb=invocation.peak_rss_mb if invocation else None,
-        cgroup_peak_mb=invocation.cgroup_peak_mb if invocation else None,
+        peak_rss_mb=invocation.peak_rss_mb if invocation and not answer.hung_up else None,
+        cgroup_peak_mb=invocation.cgroup_peak_mb if invocation and not answer.hung_up else None,
         init_ms=invocation.init_ms if invocation else None,
         wall_s=time.monotonic() - started,
     )
@@ -441,8 +454,9 @@ def run_pair(
                     if (mode, name) in given_up:
                         continue  # the same text would fail again, most likely after the whole timeout
                     started = time.monotonic()
+                    whole = mode != RESPONSE_STREAM or i < settings.whole.get(name, settings.requests[name])
                     try:
-                        samples[mode, name].append(timed_request(function, request_document(TEXTS[name], i), "warm", started))
+                        samples[mode, name].append(timed_request(function, request_document(TEXTS[name], i), "warm", started, whole=whole))
                     except RequestFailed as error:
                         failures[mode, name].append(str(error))
                         given_up.add((mode, name))
@@ -459,6 +473,8 @@ def _rounded(value: float | None, digits: int = 3) -> float | None:
 
 def summarize_cell(profile: str, precision: str, mode: str, text_name: str, samples: list[Sample], failures: list[str]) -> dict[str, Any]:
     warm = [s for s in samples if s.kind == "warm"]
+    whole = [s for s in warm if s.last_byte_s is not None]
+    hung_up = [s for s in warm if s.last_byte_s is None]
     cold = [s for s in samples if s.kind == "cold"]
     margins = [s.margin_s for s in samples if s.margin_s is not None]
     peaks = [s.peak_rss_mb for s in warm if s.peak_rss_mb is not None]
@@ -471,17 +487,19 @@ def summarize_cell(profile: str, precision: str, mode: str, text_name: str, samp
         "warm_requests": len(warm),
         "ttfb_p50_s": _rounded(percentile([s.ttfb_s for s in warm], 50)),
         "ttfb_p95_s": _rounded(percentile([s.ttfb_s for s in warm], 95)),
-        "last_byte_p50_s": _rounded(percentile([s.last_byte_s for s in warm], 50)),
-        "last_byte_p95_s": _rounded(percentile([s.last_byte_s for s in warm], 95)),
+        "whole_requests": len(whole),
+        "last_byte_p50_s": _rounded(percentile([s.last_byte_s for s in whole if s.last_byte_s is not None], 50)),
+        "last_byte_p95_s": _rounded(percentile([s.last_byte_s for s in whole if s.last_byte_s is not None], 95)),
         "cold_ttfb_s": [round(s.ttfb_s, 3) for s in cold],
-        "cold_last_byte_s": [round(s.last_byte_s, 3) for s in cold],
+        "cold_last_byte_s": [round(s.last_byte_s, 3) for s in cold if s.last_byte_s is not None],
         "cold_init_ms": [s.init_ms for s in cold],
         "smallest_margin_s": _rounded(min(margins)) if margins else None,
         "pieces_median": statistics.median(s.pieces for s in samples) if samples else None,
         "peak_rss_mb_max": max(peaks) if peaks else None,
         "chunks_header": sorted({s.chunks for s in samples if s.chunks is not None}),
         "audio_s": samples[0].audio_s if samples else None,
-        "wall_s_per_warm_request": _rounded(statistics.mean(s.wall_s for s in warm)) if warm else None,
+        "wall_s_per_warm_request": _rounded(statistics.mean(s.wall_s for s in whole)) if whole else None,
+        "wall_s_per_first_byte_request": _rounded(statistics.mean(s.wall_s for s in hung_up)) if hung_up else None,
         "wall_s_per_cold_request": _rounded(statistics.mean(s.wall_s for s in cold)) if cold else None,
         "failures": failures,
         "samples": [dataclasses.asdict(s) for s in samples],
@@ -515,8 +533,11 @@ def estimate_default_run(report: dict[str, Any]) -> dict[str, Any]:
     seconds = 0.0
     for cell in report["cells"]:
         name = cell["text"]
-        if cell["wall_s_per_warm_request"] is not None:
-            seconds += cell["wall_s_per_warm_request"] * DEFAULT_REQUESTS[name]
+        whole_s, first_byte_s = cell["wall_s_per_warm_request"], cell.get("wall_s_per_first_byte_request")
+        if whole_s is not None:
+            whole = DEFAULT_WHOLE[name] if cell["mode"] == RESPONSE_STREAM else DEFAULT_REQUESTS[name]
+            # A hung-up request not measured here is counted as a whole one: the estimate errs long.
+            seconds += whole_s * whole + (first_byte_s or whole_s) * (DEFAULT_REQUESTS[name] - whole)
         if name in DEFAULT_COLD_TEXTS and cell["wall_s_per_cold_request"] is not None:
             seconds += cell["wall_s_per_cold_request"] * DEFAULT_COLD
     measured = len(settings["profiles"]) * len(settings["precisions"]) * len(settings["modes"])
@@ -538,6 +559,12 @@ def _s(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _counts(cell: dict[str, Any]) -> str:
+    """Warm requests, and how many of them were read to the end when not all were."""
+    warm, whole = cell["warm_requests"], cell.get("whole_requests", cell["warm_requests"])
+    return str(warm) if whole == warm else f"{warm}/{whole}"
+
+
 def format_latency(report: dict[str, Any]) -> list[str]:
     machine = report["machine"]
     lines = [
@@ -553,7 +580,7 @@ def format_latency(report: dict[str, Any]) -> list[str]:
         "",
     ]
     header = (
-        f"{'profile':<12}{'prec':<5}{'mode':<16}{'text':<10}{'n':>3}{'fail':>5}{'TTFB p50':>9}{'p95':>6}{'last p50':>9}{'p95':>7}"
+        f"{'profile':<12}{'prec':<5}{'mode':<16}{'text':<10}{'n':>6}{'fail':>5}{'TTFB p50':>9}{'p95':>6}{'last p50':>9}{'p95':>7}"
         f"{'cold TTFB':>11}{'cold last':>11}{'margin':>8}{'chunks':>7}{'peak MB':>8}"
     )
     lines += [header, "-" * len(header)]
@@ -563,7 +590,7 @@ def format_latency(report: dict[str, Any]) -> list[str]:
         chunks = ",".join(map(str, c["chunks_header"])) or "-"
         peak = "-" if c["peak_rss_mb_max"] is None else f"{c['peak_rss_mb_max']:.0f}"
         lines.append(
-            f"{c['profile']:<12}{c['precision']:<5}{c['mode']:<16}{c['text']:<10}{c['warm_requests']:>3}{len(c['failures']):>5}{_s(c['ttfb_p50_s']):>9}"
+            f"{c['profile']:<12}{c['precision']:<5}{c['mode']:<16}{c['text']:<10}{_counts(c):>6}{len(c['failures']):>5}{_s(c['ttfb_p50_s']):>9}"
             f"{_s(c['ttfb_p95_s']):>6}{_s(c['last_byte_p50_s']):>9}{_s(c['last_byte_p95_s']):>7}{cold_ttfb:>11}{cold_last:>11}"
             f"{_s(c['smallest_margin_s']):>8}{chunks:>7}{peak:>8}"
         )
@@ -582,7 +609,8 @@ def format_latency(report: dict[str, Any]) -> list[str]:
     estimate = report["estimate"]
     lines += [
         "",
-        "(margin: the smallest over the streamed pieces of the audio received before a piece minus its delay after the "
+        "(n: warm requests, / those read to the last byte: the rest hung up at the first. "
+        "margin: the smallest over the streamed pieces of the audio received before a piece minus its delay after the "
         "first byte; negative = a stall. peak MB: the largest peak RSS of a warm invocation.)",
         f"this run: {report['elapsed_s']:.0f} s; the cells measured at the default counts: {estimate['measured_cells_at_default_counts_s']} s; "
         + (f"the default run: about {estimate['default_run_s']} s ({estimate['note']})" if estimate["default_run_s"] else estimate["note"]),
@@ -606,6 +634,14 @@ def add_latency_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="warm requests per text and mode (default: " + ", ".join(f"{k} {v}" for k, v in DEFAULT_REQUESTS.items()) + ")",
+    )
+    group.add_argument(
+        "--whole",
+        type=int,
+        default=None,
+        metavar="N",
+        help="of those, streamed requests read to the last byte; the others hang up at the first "
+        "(default: " + ", ".join(f"{k} {v}" for k, v in DEFAULT_WHOLE.items()) + ")",
     )
     group.add_argument(
         "--cold", type=int, default=DEFAULT_COLD, metavar="N", help="cold samples per cold text and mode (default: %(default)s)"
@@ -645,6 +681,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         modes=_choices(args.modes.upper(), INVOKE_MODES, "--modes"),
         texts=texts,
         requests={name: args.requests if args.requests is not None else DEFAULT_REQUESTS[name] for name in texts},
+        whole={name: args.whole if args.whole is not None else DEFAULT_WHOLE[name] for name in texts},
         cold=args.cold,
         cold_texts=cold_texts,
         first_chunk_chars=args.first_chunk_chars,
