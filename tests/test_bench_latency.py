@@ -112,7 +112,9 @@ def test_ratios_and_the_estimate_of_the_default_run_from_the_cells_measured() ->
     # Per mode: 20 + 20 + 5 + 5 warm requests and 2 cold ones of 2 s for the sentence and the paragraph;
     # buffered, every warm one whole (1 s); streamed, 5 + 5 + 2 + 2 whole and the other 36 hung up (0.5 s).
     assert estimate["measured_cells_at_default_counts_s"] == (50 + 8) + (14 + 18 + 8)
-    assert estimate["default_run_s"] == 98 * 8 // 2  # 2 profiles x 2 precisions x 2 modes, 2 of them measured
+    assert estimate["default_run_s"] == 98 * 4  # 2 profiles x 2 precisions, 1 of them measured
+    streamed_only = estimate_default_run({"settings": {**settings, "modes": [RESPONSE_STREAM]}, "cells": cells[len(TEXTS) :]})
+    assert streamed_only["default_run_s"] is None and streamed_only["measured_cells_at_default_counts_s"] == 40
 
 
 def _bench_parser():
