@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fixtures_s3 import OUTPUT_BUCKET, LambdaContext, load_event
+from fixtures_s3 import LambdaContext, fetch, load_event
 from test_handler_http import _call, _deliver_job, _get, _post
 
 pytest_plugins = ["fixtures_s3"]
@@ -64,7 +64,7 @@ def test_an_s3_job_writes_marks_and_captions_beside_its_audio(app: Any, s3: Any)
     manifest = _call(app, _get(f"/v1/jobs/{job_id}")).json()
     sidecars = manifest["sidecars"]
     assert set(sidecars) == {"marks.jsonl", "captions.srt", "captions.vtt"}
-    body = s3.get_object(Bucket=OUTPUT_BUCKET, Key=sidecars["marks.jsonl"])["Body"].read().decode("utf-8")
+    body = fetch(sidecars["marks.jsonl"]["url"]).decode("utf-8")
     assert [json.loads(line)["value"] for line in body.splitlines()][:2] == ["Hello", "there,"]
-    vtt = s3.get_object(Bucket=OUTPUT_BUCKET, Key=sidecars["captions.vtt"])
-    assert vtt["ContentType"].startswith("text/vtt") and vtt["Body"].read().startswith(b"WEBVTT")
+    vtt = sidecars["captions.vtt"]
+    assert vtt["content_type"].startswith("text/vtt") and fetch(vtt["url"]).startswith(b"WEBVTT")

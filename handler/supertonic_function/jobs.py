@@ -59,8 +59,9 @@ def submit(service: Service, data: object) -> Job:
 
 
 def status(service: Service, job_id: str) -> dict[str, Any]:
-    """``queued`` until the manifest exists, then the manifest (plus a fresh audio link when done);
-    ``expired`` once the retention has removed the result (or the audio alone is gone)."""
+    """``queued`` until the manifest exists, then the manifest (when done: with fresh links to the
+    audio and to each sidecar); ``expired`` once the retention has removed the result (or any file
+    of it is gone)."""
     if not JOB_ID.match(job_id):
         raise JobNotFound(job_id)
     bucket = service.input_bucket("GET /v1/jobs")
@@ -78,14 +79,27 @@ def status(service: Service, job_id: str) -> dict[str, Any]:
             return _expired(service, job_id, "its result")
         submitted_at = None if info.last_modified is None else results.stamp(info.last_modified)
         return results.queued(job_id, submitted_at)
-    document = {"job_id": job_id, **results.public(manifest)}
-    if manifest.get("status") == "done":
-        audio_key = manifest["audio"]["key"]
-        if service.store.head(keys.bucket, audio_key) is None:
-            return _expired(service, job_id, "its audio")
-        link = service.store.presigned_get(keys.bucket, audio_key, service.config.url_expires_s)
-        document |= {"audio_url": link.url, "expires_in_s": link.expires_s}
-    return document
+    if manifest.get("status") != "done":
+        return {"job_id": job_id, **results.public(manifest)}
+    audio = _link(service, keys.bucket, manifest["audio"]["key"])
+    if audio is None:
+        return _expired(service, job_id, "its audio")
+    sidecars = {}
+    for name, key in (manifest.get("sidecars") or {}).items():
+        sidecar = _link(service, keys.bucket, key)
+        if sidecar is None:
+            return _expired(service, job_id, f"its {name}")
+        sidecars[name] = sidecar
+    return {"job_id": job_id, **results.public(manifest, sidecars), "audio_url": audio.url, "expires_in_s": audio.expires_s}
+
+
+def _link(service: Service, bucket: str, key: str) -> results.FileLink | None:
+    """A fresh link to a file of a done job, or None once the file is gone (never a dead link)."""
+    info = service.store.head(bucket, key)
+    if info is None:
+        return None
+    link = service.store.presigned_get(bucket, key, service.config.url_expires_s)
+    return results.FileLink(link.url, link.expires_s, info.content_type, info.size)
 
 
 def _past_retention(service: Service, submitted: datetime | None) -> bool:

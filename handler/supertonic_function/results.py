@@ -199,13 +199,28 @@ def expired(job_id: str, message: str) -> dict[str, Any]:
     return {"job_id": job_id, "status": "expired", "message": message}
 
 
-def public(manifest: Mapping[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class FileLink:
+    """A stored file as a job's caller gets it: a presigned link, what the file holds and its size."""
+
+    url: str
+    expires_s: int
+    content_type: str | None
+    size_bytes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"url": self.url, "content_type": self.content_type, "bytes": self.size_bytes, "expires_in_s": self.expires_s}
+
+
+def public(manifest: Mapping[str, Any], sidecars: Mapping[str, FileLink] | None = None) -> dict[str, Any]:
     """A manifest as a job's caller sees it: without where things are stored. Buckets (their names
     hold the account id), keys, ETags and version ids are the operator's; a caller has the job id
-    and the links."""
+    and the links. A done manifest's sidecars (name -> key) become ``sidecars``' links, by name."""
     document = {name: value for name, value in manifest.items() if name != "source"}
     if isinstance(document.get("audio"), dict):
         document["audio"] = {name: document["audio"][name] for name in ("content_type", "bytes") if name in document["audio"]}
+    if "sidecars" in document:
+        document["sidecars"] = {name: link.to_json() for name, link in (sidecars or {}).items()}
     return document
 
 
