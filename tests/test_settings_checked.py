@@ -35,7 +35,7 @@ FUNCTION_REFUSED = {
     "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": ["inf", "-1", "0", "127", "10241", HUGE, "lots"],
     "SUPERTONIC_URL_EXPIRES_S": ["inf", "-1", "0", "604801", HUGE, "later"],
     "SUPERTONIC_RESULT_RETENTION_DAYS": ["inf", "-1", "0", HUGE, "forever"],
-    "SUPERTONIC_UPLOAD_MB_PER_S": ["inf", "nan", "-1", "0", "1e-9", "fast"],
+    "SUPERTONIC_UPLOAD_MB_PER_S": ["inf", "nan", "-1", "0", "0.05", "1e-9", "fast"],
     "SUPERTONIC_WARM_UP": ["maybe"],
     "SUPERTONIC_FANOUT_MIN_CHARS": ["inf", "-1", "0", "some"],
     "SUPERTONIC_FUNCTION_URL_INVOKE_MODE": ["STREAM"],
@@ -69,7 +69,7 @@ FUNCTION_ACCEPTED = {
     "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": ["128", "10240"],
     "SUPERTONIC_URL_EXPIRES_S": ["1", "604800"],
     "SUPERTONIC_RESULT_RETENTION_DAYS": ["1", "36500"],
-    "SUPERTONIC_UPLOAD_MB_PER_S": ["0.2", "1e6"],
+    "SUPERTONIC_UPLOAD_MB_PER_S": ["0.1", "1e6"],
     "SUPERTONIC_SSE_PAD_BYTES": ["0", "2048"],
 }
 ENGINE_ACCEPTED = {

@@ -261,10 +261,10 @@ LAMBDA_MIN_MEMORY_MB = 128
 LAMBDA_MAX_MEMORY_MB = 10_240
 LAMBDA_MAX_TIMEOUT_S = 900.0
 STREAM_MAX_BYTES = 200 * 1000 * 1000
-# The bitrate of the largest audio format (WAV float32, mono, 44.1 kHz: 176,400 B/s). A slower
-# upload rate keeps back more time for the upload than the audio lasts, so texts fail as too
-# long; a value that low is a slip of unit (the setting is in MB/s, 10^6 bytes).
-MIN_UPLOAD_MB_PER_S = 0.2
+# Just above the bitrate of the largest audio the function writes (16-bit WAV, mono, 44.1 kHz:
+# 88,200 B/s). A slower upload rate keeps back more time for the upload than the audio lasts, so
+# texts fail as too long; a value that low is a slip of unit (the setting is in MB/s, 10^6 bytes).
+MIN_UPLOAD_MB_PER_S = 0.1
 # A job's expiry date is its submission date plus this many days, and Python's dates end in year
 # 9999 (datetime.MAXYEAR); past a century a lifecycle rule is no limit anyway.
 MAX_RESULT_RETENTION_DAYS = 36_500
