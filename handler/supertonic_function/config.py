@@ -253,32 +253,59 @@ def _prefix(raw: str) -> str:
     return f"{raw}/" if raw else ""
 
 
-def _positive_int(raw: str) -> int:
-    value = int(raw)
-    if value <= 0:
-        raise ValueError("must be a positive whole number")
-    return value
+# Ranges of the numeric settings, inclusive unless said otherwise. What sets each end:
+# Lambda's quotas (docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html): memory
+# 128-10,240 MB, timeout at most 900 s; a streamed answer is at most 200 MB
+# (docs.aws.amazon.com/lambda/latest/dg/configuration-response-streaming.html).
+LAMBDA_MIN_MEMORY_MB = 128
+LAMBDA_MAX_MEMORY_MB = 10_240
+LAMBDA_MAX_TIMEOUT_S = 900.0
+STREAM_MAX_BYTES = 200 * 1000 * 1000
+# Just above the bitrate of the largest audio the function writes (16-bit WAV, mono, 44.1 kHz:
+# 88,200 B/s). A slower upload rate keeps back more time for the upload than the audio lasts, so
+# texts fail as too long; a value that low is a slip of unit (the setting is in MB/s, 10^6 bytes).
+MIN_UPLOAD_MB_PER_S = 0.1
+# A job's expiry date is its submission date plus this many days, and Python's dates end in year
+# 9999 (datetime.MAXYEAR); past a century a lifecycle rule is no limit anyway.
+MAX_RESULT_RETENTION_DAYS = 36_500
 
 
-def _positive_float(raw: str) -> float:
-    value = float(raw)
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError("must be a positive number")
-    return value
+def _whole(low: int, high: int | None = None) -> Callable[[str], int]:
+    """A reader of whole numbers from ``low`` to ``high`` (None: no upper end)."""
+
+    def read(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError("must be a whole number") from None
+        if value < low or (high is not None and value > high):
+            raise ValueError(f"use a whole number from {low} to {high}" if high is not None else f"use a whole number of at least {low}")
+        return value
+
+    return read
 
 
-def _non_negative_float(raw: str) -> float:
-    value = float(raw)
-    if not value >= 0:
-        raise ValueError("must be zero or more")
-    return value
+def _number(low: float, high: float = math.inf, *, low_included: bool = True, high_included: bool = False) -> Callable[[str], float]:
+    """A reader of finite numbers between ``low`` and ``high``: inf and nan never make a deadline or a rate."""
+    above = f"at least {low:g}" if low_included else f"above {low:g}"
+    below = "" if high == math.inf else f" and {'at most' if high_included else 'below'} {high:g}"
+
+    def read(raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError("must be a number") from None
+        low_ok = value >= low if low_included else value > low
+        high_ok = value <= high if high_included else value < high
+        if not (math.isfinite(value) and low_ok and high_ok):
+            raise ValueError(f"use a number {above}{below}")
+        return value
+
+    return read
 
 
-def _non_negative_int(raw: str) -> int:
-    value = int(raw)
-    if value < 0:
-        raise ValueError("must be zero or a positive whole number")
-    return value
+_positive_int = _whole(1)
+_non_negative_int = _whole(0)
 
 
 def _positive_int_or_none(raw: str) -> int | None:
@@ -294,7 +321,8 @@ def _origins(raw: str) -> tuple[str, ...]:
     return tuple(origin.strip().rstrip("/") for origin in raw.split(",") if origin.strip())
 
 
-# Field name -> (environment variable, parser). Parsers raise ValueError with a hint.
+# Field name -> (environment variable, parser). Parsers raise ValueError with a hint; the url
+# lifetime's upper end (S3's) is checked in FunctionConfig, for arguments too.
 VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "input_bucket": (ENV_INPUT_BUCKET, _optional_str),
     "input_prefix": (ENV_INPUT_PREFIX, _prefix),
@@ -302,14 +330,16 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "output_prefix": (ENV_OUTPUT_PREFIX, _prefix),
     "sync_max_text_chars": (ENV_SYNC_MAX_TEXT_CHARS, _positive_int),
     "sync_max_spoken_chars": (ENV_SYNC_MAX_SPOKEN_CHARS, _positive_int),
-    "sync_max_audio_s": (ENV_SYNC_MAX_AUDIO_S, _positive_float),
-    "max_object_bytes": (ENV_MAX_OBJECT_BYTES, _positive_int),
-    "deadline_margin_s": (ENV_DEADLINE_MARGIN_S, _non_negative_float),
-    "function_timeout_s": (ENV_FUNCTION_TIMEOUT, _positive_float),
-    "function_memory_mb": (ENV_FUNCTION_MEMORY, _positive_int),
+    "sync_max_audio_s": (ENV_SYNC_MAX_AUDIO_S, _number(0, low_included=False)),
+    # Read whole into memory: no more than the largest function has.
+    "max_object_bytes": (ENV_MAX_OBJECT_BYTES, _whole(1, LAMBDA_MAX_MEMORY_MB * 1000 * 1000)),
+    # Below the longest timeout, whatever the timeout (it is checked against a known one at init too).
+    "deadline_margin_s": (ENV_DEADLINE_MARGIN_S, _number(0, LAMBDA_MAX_TIMEOUT_S)),
+    "function_timeout_s": (ENV_FUNCTION_TIMEOUT, _number(0, LAMBDA_MAX_TIMEOUT_S, low_included=False, high_included=True)),
+    "function_memory_mb": (ENV_FUNCTION_MEMORY, _whole(LAMBDA_MIN_MEMORY_MB, LAMBDA_MAX_MEMORY_MB)),
     "url_expires_s": (ENV_URL_EXPIRES_S, _positive_int),
-    "result_retention_days": (ENV_RESULT_RETENTION_DAYS, _positive_int),
-    "upload_mb_per_s": (ENV_UPLOAD_MB_PER_S, _positive_float),
+    "result_retention_days": (ENV_RESULT_RETENTION_DAYS, _whole(1, MAX_RESULT_RETENTION_DAYS)),
+    "upload_mb_per_s": (ENV_UPLOAD_MB_PER_S, _number(MIN_UPLOAD_MB_PER_S)),
     "cors_allow_origins": (ENV_CORS_ALLOW_ORIGINS, _origins),
     "warm_up": (ENV_WARM_UP, true_or_false),
     "parts_queue_url": (ENV_PARTS_QUEUE_URL, _optional_str),
@@ -319,6 +349,7 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "first_chunk_chars": (ENV_FIRST_CHUNK_CHARS, _positive_int_or_none),
     "first_chunk_steps": (ENV_FIRST_CHUNK_STEPS, _positive_int_or_none),
     "trim_silence": (ENV_TRIM_SILENCE, true_or_false),
-    "stream_min_write_bytes": (ENV_STREAM_MIN_WRITE_BYTES, _non_negative_int),
-    "sse_pad_bytes": (ENV_SSE_PAD_BYTES, _non_negative_int),
+    # No write and no event can be larger than the whole streamed answer.
+    "stream_min_write_bytes": (ENV_STREAM_MIN_WRITE_BYTES, _whole(0, STREAM_MAX_BYTES)),
+    "sse_pad_bytes": (ENV_SSE_PAD_BYTES, _whole(0, STREAM_MAX_BYTES)),
 }

@@ -101,6 +101,7 @@ def blames_text(call: LambdaCall, error: DeadlineExceeded) -> bool:
 
 
 def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> dict[str, Any]:
+    service.ready()  # an init error is raised as it is, naming its setting, for the retries and the failure destination
     outcomes: list[Outcome] = []
     for record in S3Event(event).records:
         if outcomes and outcomes[-1].status == "left":  # no time for it either: do not start it

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from supertonic_engine import Engine, cpu_features
 from supertonic_engine.errors import ConfigurationError, InvalidRequest, SupertonicError
@@ -80,9 +80,15 @@ class Service:
     @property
     def engine(self) -> Engine:
         """The loaded engine; raises the init error (a 503) when there is none."""
+        self.ready()
+        return cast(Engine, self.engine_or_error)
+
+    def ready(self) -> None:
+        """Raise the init error, if any. An event source that fails its events calls this before
+        judging any: after an init error the configuration is the empty fallback, whose missing
+        buckets would otherwise be blamed instead of the setting at fault."""
         if isinstance(self.engine_or_error, SupertonicError):
             raise self.engine_or_error
-        return self.engine_or_error
 
     @property
     def voices(self) -> list[str]:

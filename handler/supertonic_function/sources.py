@@ -165,6 +165,7 @@ class SqsSource:
     def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
         records = event["Records"]
         check_sqs(event)  # every record names its message, or none is served
+        service.ready()  # an init error fails the whole batch with its own message, not each message with a symptom of it
         index_of = {id(record): index for index, record in enumerate(records)}
 
         def serve(record: SQSRecord) -> Any:  # BatchProcessor passes it by this name

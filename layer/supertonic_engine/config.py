@@ -23,6 +23,29 @@ ENV_PREPARED_DIR = "SUPERTONIC_PREPARED_DIR"  # prepared graphs (default: <model
 # (prepared with ``prepare-model --precision int8``; opt-in, the output changes).
 PRECISIONS = ("fp32", "int8")
 ENV_PRECISION = "SUPERTONIC_PRECISION"
+# The choices ONNX Runtime's session options take, by the names the settings use (sessions.py maps them).
+EXECUTION_MODES = ("sequential", "parallel")
+GRAPH_OPTIMIZATIONS = ("all", "extended", "basic", "disable")
+# The whole numbers the sessions take, inclusive. ONNX Runtime reads each into a C int and fails
+# the session (or the option's setter) past it, which would read as a broken model.
+_C_INT_MAX = 2**31 - 1
+# Each of the four sessions starts its own thread pools; Lambda allows a function 1,024 processes
+# and threads in all (docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html), so a
+# larger count cannot start there.
+_MAX_THREADS = 1024
+SESSION_RANGES: dict[str, tuple[int, int]] = {
+    "intra_op_threads": (0, _MAX_THREADS),  # 0: usable_cpus()
+    "inter_op_threads": (0, _MAX_THREADS),  # 0 and 1 both: one thread
+    # 0: off (ORT's default); ORT parses it with std::stoi (onnxruntime/core/session/inference_session.cc).
+    "dynamic_block_base": (0, _C_INT_MAX),
+    # OrtLoggingLevel: 0 verbose, 1 info, 2 warning, 3 error, 4 fatal (onnxruntime_c_api.h).
+    "log_severity": (0, 4),
+}
+SESSION_CHOICES: dict[str, tuple[str, ...]] = {
+    "execution_mode": EXECUTION_MODES,
+    "graph_optimization": GRAPH_OPTIMIZATIONS,
+    "precision": PRECISIONS,
+}
 # Text limits.
 ENV_MAX_TEXT_CHARS = "SUPERTONIC_MAX_TEXT_CHARS"
 DEFAULT_MAX_TEXT_CHARS = 100_000
@@ -150,6 +173,18 @@ class SessionConfig:
     profiling: bool = False  # ONNX Runtime's per-operator profiler, for the benchmark's profile report
     log_severity: int = 3  # ORT: 0 verbose .. 4 fatal
 
+    def __post_init__(self) -> None:
+        """Refuse what ONNX Runtime would take silently or fail on as if the model were broken."""
+        for name, (low, high) in SESSION_RANGES.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                variable = ENV_SESSION_PREFIX + name.upper()
+                raise ConfigurationError(f"{variable}={value}: use a whole number from {low} to {high}", field=variable)
+        for name, choices in SESSION_CHOICES.items():
+            if getattr(self, name) not in choices:
+                variable = ENV_SESSION_PREFIX + name.upper()
+                raise ConfigurationError(f"{variable}={getattr(self, name)!r}: use one of {', '.join(choices)}", field=variable)
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> SessionConfig:
         """Read ``SUPERTONIC_<FIELD>`` variables (e.g. ``SUPERTONIC_INTRA_OP_THREADS=2``)."""
@@ -164,7 +199,7 @@ class SessionConfig:
             if f.type in ("bool", bool):
                 values[f.name] = _parse_bool(name, raw)
             elif f.type in ("int", int):
-                values[f.name] = _env_int(env, name, 0, minimum=0)
+                values[f.name] = _whole_number(name, raw)
             else:
                 values[f.name] = raw.strip().lower()
         config = replace(cls(), **values)
@@ -195,14 +230,18 @@ def _parse_bool(name: str, raw: str) -> bool:
         raise ConfigurationError(f"{name}={raw!r}: use 1 or 0", field=name) from None
 
 
+def _whole_number(name: str, raw: str) -> int:
+    try:
+        return int(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name}={raw!r}: must be a whole number", field=name) from None
+
+
 def _env_int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigurationError(f"{name}={raw!r}: must be a whole number", field=name) from None
+    value = _whole_number(name, raw)
     if value < minimum:
         raise ConfigurationError(f"{name}={raw!r}: must be at least {minimum}", field=name)
     return value

@@ -19,20 +19,27 @@ import onnxruntime as ort
 
 from . import prepared
 from .assets import ModelAssets, graph_files
-from .config import ENV_PRECISION, PRECISIONS, SessionConfig
+from .config import ENV_PRECISION, EXECUTION_MODES, GRAPH_OPTIMIZATIONS, SessionConfig
 from .cpu import cpu_features
 from .errors import ConfigurationError, ModelCorrupt
 from .standin_marker import STANDIN_KEY
 
 logger = logging.getLogger(__name__)
 
-_EXECUTION_MODES = {"sequential": ort.ExecutionMode.ORT_SEQUENTIAL, "parallel": ort.ExecutionMode.ORT_PARALLEL}
-_OPTIMIZATION_LEVELS = {
-    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
-    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
-    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
-    "disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
-}
+# The names SessionConfig accepts (and checks), in order, to ORT's values.
+_EXECUTION_MODES = dict(zip(EXECUTION_MODES, (ort.ExecutionMode.ORT_SEQUENTIAL, ort.ExecutionMode.ORT_PARALLEL), strict=True))
+_OPTIMIZATION_LEVELS = dict(
+    zip(
+        GRAPH_OPTIMIZATIONS,
+        (
+            ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+            ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+            ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+            ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+        ),
+        strict=True,
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -62,22 +69,11 @@ class Sessions:
 def session_options(config: SessionConfig) -> ort.SessionOptions:
     """Translate a ``SessionConfig`` into ``ort.SessionOptions``.
 
-    ONNX Runtime accepts any config key and most values silently, so every value is checked here.
+    ONNX Runtime accepts any config key and most values silently: ``SessionConfig`` checked every
+    value when it was made.
     """
-    try:
-        mode = _EXECUTION_MODES[config.execution_mode]
-    except KeyError:
-        raise ConfigurationError(
-            f"SUPERTONIC_EXECUTION_MODE={config.execution_mode!r}: use one of {', '.join(_EXECUTION_MODES)}",
-            field="SUPERTONIC_EXECUTION_MODE",
-        ) from None
-    try:
-        level = _OPTIMIZATION_LEVELS[config.graph_optimization]
-    except KeyError:
-        raise ConfigurationError(
-            f"SUPERTONIC_GRAPH_OPTIMIZATION={config.graph_optimization!r}: use one of {', '.join(_OPTIMIZATION_LEVELS)}",
-            field="SUPERTONIC_GRAPH_OPTIMIZATION",
-        ) from None
+    mode = _EXECUTION_MODES[config.execution_mode]
+    level = _OPTIMIZATION_LEVELS[config.graph_optimization]
     options = ort.SessionOptions()
     # Explicit thread counts also stop ORT from pinning threads to cores it may not own in a container.
     options.intra_op_num_threads = config.threads()
@@ -158,8 +154,6 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
 
 def _int8_graphs(model_dir: Path, sources: Mapping[str, Path], config: SessionConfig, env: Mapping[str, str] | None) -> dict[str, Path]:
     """The int8 copies to load for ``precision="int8"`` (none for fp32); an operator's error where they cannot be."""
-    if config.precision not in PRECISIONS:
-        raise ConfigurationError(f"{ENV_PRECISION}={config.precision!r}: use one of {', '.join(PRECISIONS)}", field=ENV_PRECISION)
     if config.precision == "fp32":
         return {}
     directory = prepared.prepared_dir(model_dir, env, precision="int8")
