@@ -8,14 +8,18 @@ A synchronous invoke may carry 6 MB and answer 6 MB (docs.aws.amazon.com/lambda/
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fixtures_s3 import HttpAnswer, LambdaContext
 
 from supertonic_engine.errors import InvalidVoiceBlend, UnknownVoice
+from supertonic_function.config import FunctionConfig
 from supertonic_function.errors import UnknownEvent
 from supertonic_function.responses import size_of
+from supertonic_function.service import Service
 from supertonic_harness.fronts.furl import http_to_event
 
 pytest_plugins = ["fixtures_s3"]
@@ -107,3 +111,50 @@ def test_an_unknown_event_is_raised_with_a_short_message(app: Any) -> None:
 )
 def test_every_quoting_error_quotes_a_bounded_part(error: Exception) -> None:
     assert len(str(error)) < 1_000
+
+
+# A voice file's data the JSON reader takes but no float32 tensor can hold, or that nests past
+# Python's recursion limit; and the other shapes that are not the official one.
+BIG_INTEGER = "1" + "0" * 400
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def _voice_text(ttl_data: str, ttl_dims: str = "[1, 50, 256]", extra: str = "") -> str:
+    dp = json.dumps({"dims": [1, 8, 16], "data": [[[0.0] * 16] * 8], "type": "float32"})
+    return f'{{"style_ttl": {{"dims": {ttl_dims}, "data": {ttl_data}{extra}}}, "style_dp": {dp}}}'
+
+
+ZEROS = json.dumps([[[0.0] * 256] * 50])
+MALFORMED_VOICES = {
+    "overflow": _voice_text(f"[{BIG_INTEGER}]"),
+    "overflow_among_floats": _voice_text(ZEROS[: -len("0.0]]]")] + f"{BIG_INTEGER}]]]"),
+    "deep": _voice_text(DEEP),
+    "strings": _voice_text(json.dumps([[["0.5"] * 256] * 50])),
+    "booleans": _voice_text(json.dumps([[[True] * 256] * 50])),
+    "wrong_type": _voice_text(ZEROS, extra=', "type": "int8"'),
+    "negative_dims": _voice_text(ZEROS, ttl_dims="[-1, 50, 256]"),
+    "huge_dims": _voice_text(ZEROS, ttl_dims=f"[{BIG_INTEGER}, 50, 256]"),
+    "not_a_list": _voice_text('{"a": 1}'),
+    "infinite": _voice_text(json.dumps([[[1e300] * 256] * 50])),
+}
+
+
+@pytest.fixture
+def malformed_voices(app: Any, tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = Path(shutil.copytree(tiny_model_dir, tmp_path / "model"))
+    for name, text in MALFORMED_VOICES.items():
+        (model / "voice_styles" / f"{name}.json").write_text(text)
+    monkeypatch.setattr(app, "service", Service.start(FunctionConfig(warm_up=False), model_dir=model))
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED_VOICES))
+@pytest.mark.parametrize("as_blend", [False, True], ids=["alone", "in_a_blend"])
+def test_a_malformed_custom_voice_is_a_503_naming_its_file(app: Any, malformed_voices: None, name: str, as_blend: bool) -> None:
+    voice = f"F1:0.5,{name}:0.5" if as_blend else name
+    answer = HttpAnswer.of(app.lambda_handler(_post({"text": "Hello.", "voice": voice, "steps": 1}), LambdaContext(remaining_ms=60_000)))
+    error = answer.json()["error"]
+    assert answer.status == 503 and (error["code"], error["field"]) == ("voice_corrupt", "voice"), error
+    assert f"voice_styles/{name}.json" in error["message"]
+    assert len(error["message"]) < 1_000
+    fine = app.lambda_handler(_post({"text": "Still here.", "voice": "F1", "steps": 1}), LambdaContext(remaining_ms=60_000))
+    assert HttpAnswer.of(fine).status == 200
