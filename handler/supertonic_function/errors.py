@@ -28,6 +28,8 @@ from supertonic_engine.errors import (
     UnsupportedFormat,
     UnsupportedSsml,
     VoiceFileCorrupt,
+    clipped,
+    quoted,
 )
 
 from .storage import (
@@ -39,6 +41,10 @@ from .storage import (
     TextNotUtf8,
 )
 from .telemetry import logger
+
+# The most characters of a message an answer, a manifest or a log line carries. Each error clips
+# what it quotes (``quoted``); this is the last guard, for a message that quotes input some other way.
+MESSAGE_LIMIT = 1_000
 
 # --- errors that exist only at the edge ------------------------------------------------------------
 
@@ -54,7 +60,7 @@ class UnsupportedMediaType(InvalidRequest):
 
     def __init__(self, content_type: str) -> None:
         super().__init__(
-            f"content-type {content_type!r} is not accepted; send application/json, "
+            f"content-type {quoted(content_type)} is not accepted; send application/json, "
             "application/x-www-form-urlencoded fields, or text/plain with the options in the query string"
         )
 
@@ -63,7 +69,7 @@ class RouteNotFound(InvalidRequest):
     code = "not_found"
 
     def __init__(self, path: str, routes: Iterable[str]) -> None:
-        super().__init__(f"no route {path!r}; routes: {', '.join(sorted(set(routes)))}")
+        super().__init__(f"no route {quoted(path)}; routes: {', '.join(sorted(set(routes)))}")
 
 
 class MethodNotAllowed(InvalidRequest):
@@ -71,7 +77,7 @@ class MethodNotAllowed(InvalidRequest):
 
     def __init__(self, method: str, path: str, allowed: Iterable[str]) -> None:
         self.allowed = sorted(set(allowed))
-        super().__init__(f"{method} is not allowed on {path}; use {', '.join(self.allowed)}")
+        super().__init__(f"{clipped(method)} is not allowed on {clipped(path)}; use {', '.join(self.allowed)}")
 
 
 class JobNotFound(InvalidRequest):
@@ -79,7 +85,7 @@ class JobNotFound(InvalidRequest):
     field = "job_id"
 
     def __init__(self, job_id: str) -> None:
-        super().__init__(f"no job {job_id!r}; job ids are returned by POST /v1/jobs")
+        super().__init__(f"no job {quoted(job_id)}; job ids are returned by POST /v1/jobs")
 
 
 class ResponseTooLarge(InvalidRequest):
@@ -116,7 +122,7 @@ class RecordsLeft(SupertonicError):
         self.keys = list(keys)
         super().__init__(
             f"time ran out with {len(self.keys)} of {total} records of the event not rendered "
-            f"(first: {self.keys[0]!r}); they are left for the retry, which skips the ones done"
+            f"(first: {quoted(self.keys[0])}); they are left for the retry, which skips the ones done"
         )
 
 
@@ -143,7 +149,7 @@ class NotAcceptable(InvalidRequest):
     field = "accept"
 
     def __init__(self, accept: str, offered: Iterable[str]) -> None:
-        super().__init__(f"accept {accept!r} excludes every type this route answers with: {', '.join(offered)}")
+        super().__init__(f"accept {quoted(accept)} excludes every type this route answers with: {', '.join(offered)}")
 
 
 class MalformedEvent(InvalidRequest):
@@ -169,7 +175,7 @@ class UnknownEvent(InvalidRequest):
 
     def __init__(self, keys: Iterable[str], where: str = "event") -> None:
         super().__init__(
-            f"{where} not recognised (top-level keys: {', '.join(sorted(map(str, keys))) or 'none'}); send a function URL "
+            f"{where} not recognised (top-level keys: {clipped(', '.join(sorted(map(str, keys))), MESSAGE_LIMIT // 4) or 'none'}); send a function URL "
             'request, an S3 notification (direct, through EventBridge, SNS or SQS), or {"text": "..."} for a direct invoke',
             field=where,
         )
@@ -252,14 +258,25 @@ def error_detail(error: BaseException, request_id: str | None = None) -> dict[st
     where = f" (request {request_id})" if request_id else ""
     if not isinstance(error, SupertonicError):
         return {"code": INTERNAL_ERROR_CODE, "message": f"internal error{where}; see the function's logs", "field": None}
-    detail = {name: _utf8_safe(value) for name, value in error.to_dict().items()}
+    detail = error.to_dict()
     advice = _edge_advice(error)
     if advice is not None:
-        detail["message"] = _utf8_safe(error.advised(advice))
+        detail["message"] = error.advised(advice)
     private = _nearest(PRIVATE_MESSAGES, error)
     if private is not None:
         detail["message"] = f"{private}{where}; the function's logs say why"
-    return detail
+    return _bounded(detail)
+
+
+def _bounded(detail: dict[str, str | None]) -> dict[str, Any]:
+    """``detail`` with its message and field clipped (``MESSAGE_LIMIT``, ``QUOTE_LIMIT``) and every value
+    spelled so it encodes: whatever a request quoted, the answer stays far under Lambda's 6 MB."""
+    message, field = detail["message"], detail["field"]
+    bounded = detail | {
+        "message": None if message is None else clipped(message, MESSAGE_LIMIT),
+        "field": None if field is None else clipped(field),
+    }
+    return {name: _utf8_safe(value) for name, value in bounded.items()}
 
 
 def _edge_advice(error: SupertonicError) -> str | None:
@@ -309,9 +326,9 @@ def log_error(error: BaseException, action: str, **context: Any) -> None:
     if not isinstance(error, SupertonicError):
         logger.exception(f"{action} failed", extra=context)
     elif http_status(error) >= 500:
-        logger.error(f"{action} failed", extra={**context, "error": error.to_dict()})
+        logger.error(f"{action} failed", extra={**context, "error": _bounded(error.to_dict())})
     else:
-        logger.info(f"{action} refused", extra={**context, "error": error.to_dict()})
+        logger.info(f"{action} refused", extra={**context, "error": _bounded(error.to_dict())})
 
 
 def is_input_fault(error: BaseException) -> bool:

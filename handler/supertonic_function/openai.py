@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from supertonic_engine import DEFAULT_SPEED, SPEED_RANGE, Limits, SynthesisOptions
-from supertonic_engine.errors import InvalidParameter
+from supertonic_engine.errors import InvalidParameter, quoted
 
 from .request import TtsRequest, build_request, check_text
 
@@ -47,11 +47,11 @@ def parse_openai_request(
         raise InvalidParameter("the request must be a JSON object with at least 'input' and 'voice'", field="body")
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
-        raise InvalidParameter(f"unknown field {unknown[0]!r}; fields are: {', '.join(FIELDS)}", field=unknown[0])
+        raise InvalidParameter(f"unknown field {quoted(unknown[0])}; fields are: {', '.join(FIELDS)}", field=unknown[0])
     data = {name: value for name, value in data.items() if value is not None}
     model = data.get("model", DEFAULT_MODEL)
     if not isinstance(model, str) or model not in MODEL_STEPS:
-        raise InvalidParameter(f"model {model!r} is not served here; use one of: {', '.join(MODEL_STEPS)}", field="model")
+        raise InvalidParameter(f"model {quoted(model)} is not served here; use one of: {', '.join(MODEL_STEPS)}", field="model")
     stream_format = data.get("stream_format", "audio")
     if stream_format == "sse" and model in MODELS_WITHOUT_SSE:
         raise InvalidParameter(f"stream_format 'sse' is not supported with {model}; use 'audio' or another model", field="stream_format")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from supertonic_engine import CAPTION_FORMATS, DEFAULT_FORMAT, Engine, Extras, Limits, Prepared, SynthesisOptions
-from supertonic_engine.errors import AudioTooLong, EmptyText, InvalidParameter, SpokenTextTooLong, SupertonicError
+from supertonic_engine.errors import AudioTooLong, EmptyText, InvalidParameter, SpokenTextTooLong, SupertonicError, quoted
 
 from .config import true_or_false
 from .errors import InvalidJson
@@ -152,7 +152,7 @@ def parse_request(
     if not from_strings:
         unknown = sorted(set(data) - set(FIELDS))
         if unknown:
-            raise InvalidParameter(f"unknown field {unknown[0]!r}; fields are: {', '.join(FIELDS)}", field=unknown[0])
+            raise InvalidParameter(f"unknown field {quoted(unknown[0])}; fields are: {', '.join(FIELDS)}", field=unknown[0])
     values = {name: data[name] for name in FIELDS if name in data and data[name] is not None}
     if from_strings:
         values = {name: _from_string(name, value) for name, value in values.items()}

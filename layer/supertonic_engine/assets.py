@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from . import config
-from .errors import ModelCorrupt, ModelMissing, UnknownVoice, VoiceFileCorrupt
+from .errors import ModelCorrupt, ModelMissing, UnknownVoice, VoiceFileCorrupt, clipped, quoted
 from .standin_marker import is_legacy_standin
 from .voice_blend import ITEM_SEPARATOR, WEIGHT_SEPARATOR, is_blend, mix, parse_blend
 
@@ -197,11 +198,14 @@ def _voice_files(directory: Path) -> dict[str, Path]:
     return found
 
 
-_VOICE_SHAPES = {"style_ttl": (50, 256), "style_dp": (8, 16)}
+_VOICE_SHAPES = {"style_ttl": (1, 50, 256), "style_dp": (1, 8, 16)}
+VOICE_DTYPE = "float32"  # what the official files' "type" says, and what the graphs take
 _VOICE_FIX = (
     "Replace it with a file in the official voice_styles shape: "
     '{"style_ttl": {"dims": [1, 50, 256], "data": [...]}, "style_dp": {"dims": [1, 8, 16], "data": [...]}}'
 )
+# What numpy makes of a JSON list that is not all numbers, by the kind of array it becomes.
+_NOT_NUMBERS = {"U": "text", "b": "true/false", "O": "null, objects, ragged lists or whole numbers beyond 64 bits"}
 
 
 def _read_voice(name: str, path: Path) -> VoiceStyle:
@@ -213,19 +217,40 @@ def _read_voice(name: str, path: Path) -> VoiceStyle:
     except OSError as exc:
         raise VoiceFileCorrupt(f"voice file {where} cannot be read ({exc.strerror}). {_VOICE_FIX}") from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError; their text holds no path
-        raise VoiceFileCorrupt(f"voice file {where} is not valid JSON ({exc}). {_VOICE_FIX}") from None
-    tensors = {}
-    for key, shape in _VOICE_SHAPES.items():
-        try:
-            entry = data[key]
-            array = np.asarray(entry["data"], dtype=np.float32).reshape(*entry["dims"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise VoiceFileCorrupt(f"voice file {where} has no valid {key!r} ({exc}). {_VOICE_FIX}") from None
-        if array.shape[1:] != shape or array.shape[0] != 1:
-            raise VoiceFileCorrupt(
-                f"voice file {where}: {key} has shape {list(array.shape)}, expected [1, {shape[0]}, {shape[1]}]. {_VOICE_FIX}"
-            )
-        if not np.isfinite(array).all():
-            raise VoiceFileCorrupt(f"voice file {where}: {key} holds NaN or infinite values. {_VOICE_FIX}")
-        tensors[key] = array
-    return VoiceStyle(name=name, ttl=tensors["style_ttl"], dp=tensors["style_dp"])
+        raise VoiceFileCorrupt(f"voice file {where} is not valid JSON ({clipped(str(exc))}). {_VOICE_FIX}") from None
+    except RecursionError:  # lists nested thousands deep: deeper than the JSON reader may recurse
+        raise VoiceFileCorrupt(f"voice file {where} nests its JSON too deeply to read. {_VOICE_FIX}") from None
+    if not isinstance(data, dict):
+        held = "null" if data is None else type(data).__name__
+        raise VoiceFileCorrupt(f"voice file {where} holds a JSON {held}, not an object. {_VOICE_FIX}")
+    ttl, dp = (_voice_tensor(where, key, data.get(key), shape) for key, shape in _VOICE_SHAPES.items())
+    return VoiceStyle(name=name, ttl=ttl, dp=dp)
+
+
+def _voice_tensor(where: str, key: str, entry: object, shape: tuple[int, ...]) -> np.ndarray:
+    """One style tensor of a voice file as float32 of ``shape``, or ``VoiceFileCorrupt`` saying what is wrong with it."""
+    if not isinstance(entry, dict):
+        raise VoiceFileCorrupt(f"voice file {where} has no {key!r} object. {_VOICE_FIX}")
+    dtype = entry.get("type", VOICE_DTYPE)
+    if dtype != VOICE_DTYPE:
+        raise VoiceFileCorrupt(f"voice file {where}: {key}.type is {quoted(dtype)}, expected {VOICE_DTYPE!r}. {_VOICE_FIX}")
+    if entry.get("dims") != list(shape):
+        raise VoiceFileCorrupt(f"voice file {where}: {key}.dims is {quoted(entry.get('dims'))}, expected {list(shape)}. {_VOICE_FIX}")
+    try:
+        values = np.asarray(entry.get("data"))
+    except ValueError:  # lists of unequal lengths
+        raise VoiceFileCorrupt(
+            f"voice file {where}: {key}.data is not a list of numbers (its lists differ in length). {_VOICE_FIX}"
+        ) from None
+    if values.dtype.kind not in "iuf" or values.ndim == 0:
+        held = "a single value" if values.ndim == 0 else _NOT_NUMBERS.get(values.dtype.kind, values.dtype.name)
+        raise VoiceFileCorrupt(f"voice file {where}: {key}.data must be a list of numbers; it holds {held}. {_VOICE_FIX}")
+    if values.size != math.prod(shape):
+        raise VoiceFileCorrupt(
+            f"voice file {where}: {key}.data holds {values.size:,} numbers; dims {list(shape)} need {math.prod(shape):,}. {_VOICE_FIX}"
+        )
+    with np.errstate(over="ignore"):  # a value past float32's range becomes infinite, refused next
+        array = values.astype(np.float32).reshape(shape)
+    if not np.isfinite(array).all():
+        raise VoiceFileCorrupt(f"voice file {where}: {key} holds NaN or values too large for {VOICE_DTYPE}. {_VOICE_FIX}")
+    return array

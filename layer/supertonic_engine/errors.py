@@ -12,6 +12,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+# Characters of a value an error quotes back: enough to recognise it. A request may carry 6 MB, and
+# an answer quoting all of it, escaped as the runtime sends it, would be over Lambda's 6 MB response
+# limit: the caller would get a 502 instead of the error (docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html).
+QUOTE_LIMIT = 100
+
+
+def clipped(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text``, or its first ``limit`` characters, an ellipsis and its full length: ``abc… (3,000,000 characters)``."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as ``{value!r}`` quotes it, with at most ``limit`` of its characters: ``'abc…' (3,000,000 characters)``.
+
+    Every error that quotes what a request or a file holds quotes it through this.
+    """
+    if not isinstance(value, str):
+        return clipped(repr(value), limit)
+    if len(value) <= limit:
+        return repr(value)
+    head = repr(value[:limit])
+    return f"{head[:-1]}…{head[-1]} ({len(value):,} characters)"
+
 
 class SupertonicError(Exception):
     """Base of every error the engine raises on purpose."""
@@ -132,8 +157,8 @@ class UnknownVoice(InvalidRequest):
     def __init__(self, voice: str, available: Iterable[str], blend: str | None = None) -> None:
         self.voice = voice
         self.available = sorted(available)
-        within = f" (in the blend {blend!r})" if blend is not None else ""
-        super().__init__(f"voice {voice!r}{within} not found; available: {', '.join(self.available)}")
+        within = f" (in the blend {quoted(blend)})" if blend is not None else ""
+        super().__init__(f"voice {quoted(voice)}{within} not found; available: {', '.join(self.available)}")
 
 
 class InvalidVoiceBlend(InvalidRequest):
@@ -145,7 +170,7 @@ class InvalidVoiceBlend(InvalidRequest):
     def __init__(self, blend: str, problem: str) -> None:
         self.blend = blend
         super().__init__(
-            f"voice blend {blend!r}: {problem}. Write it as NAME:WEIGHT pairs separated by commas, "
+            f"voice blend {quoted(blend)}: {problem}. Write it as NAME:WEIGHT pairs separated by commas, "
             "e.g. 'F1:0.7,M2:0.3', or names only ('F1,M2') for equal weights"
         )
 
@@ -157,7 +182,7 @@ class UnknownLanguage(InvalidRequest):
     def __init__(self, lang: str, available: Iterable[str]) -> None:
         self.lang = lang
         self.available = list(available)
-        super().__init__(f"language {lang!r} is not supported; use one of: {', '.join(self.available)}")
+        super().__init__(f"language {quoted(lang)} is not supported; use one of: {', '.join(self.available)}")
 
 
 class UnsupportedFormat(InvalidRequest):
@@ -167,7 +192,9 @@ class UnsupportedFormat(InvalidRequest):
     def __init__(self, fmt: str, available: Iterable[str], reason: str = "") -> None:
         self.format = fmt
         self.available = list(available)
-        super().__init__(f"audio format {fmt!r} is not available{': ' + reason if reason else ''}; use one of: {', '.join(self.available)}")
+        super().__init__(
+            f"audio format {quoted(fmt)} is not available{': ' + reason if reason else ''}; use one of: {', '.join(self.available)}"
+        )
 
 
 # --- the model or the machine is at fault -------------------------------------------------------

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InvalidVoiceBlend
+from .errors import InvalidVoiceBlend, clipped, quoted
 
 MAX_BLEND_VOICES = 8
 ITEM_SEPARATOR = ","
@@ -60,7 +60,7 @@ def parse_blend(spec: str) -> BlendSpec:
     for position, item in enumerate(items, 1):
         name, weight = _split_item(spec, item, position)
         if name in names:
-            raise InvalidVoiceBlend(spec, f"voice {name!r} appears twice; give it one weight")
+            raise InvalidVoiceBlend(spec, f"voice {quoted(name)} appears twice; give it one weight")
         names.append(name)
         weights.append(weight)
     given = [w for w in weights if w is not None]
@@ -93,17 +93,17 @@ def mix(blend: BlendSpec, tensors: Sequence[np.ndarray]) -> np.ndarray:
 def _split_item(spec: str, item: str, position: int) -> tuple[str, float | None]:
     name, separator, weight_text = (part.strip() for part in item.partition(WEIGHT_SEPARATOR))
     if not name:
-        what = "is empty" if not item.strip() else f"{item.strip()!r} has no voice name"
+        what = "is empty" if not item.strip() else f"{quoted(item.strip())} has no voice name"
         raise InvalidVoiceBlend(spec, f"item {position} {what}")
     if not separator:
         return name, None
     if not _DECIMAL.fullmatch(weight_text):
-        raise InvalidVoiceBlend(spec, f"the weight of {name!r}, {weight_text!r}, is not a number; write a decimal such as 0.3")
+        raise InvalidVoiceBlend(spec, f"the weight of {quoted(name)}, {quoted(weight_text)}, is not a number; write a decimal such as 0.3")
     weight = float(weight_text)
     if weight <= 0:
-        raise InvalidVoiceBlend(spec, f"the weight of {name!r} is {weight_text}; weights must be greater than 0")
+        raise InvalidVoiceBlend(spec, f"the weight of {quoted(name)} is {clipped(weight_text)}; weights must be greater than 0")
     if not math.isfinite(weight):  # a decimal of hundreds of digits
-        raise InvalidVoiceBlend(spec, f"the weight of {name!r} is too large to be a number; use weights such as 0.7 and 0.3")
+        raise InvalidVoiceBlend(spec, f"the weight of {quoted(name)} is too large to be a number; use weights such as 0.7 and 0.3")
     return name, weight
 
 
@@ -119,7 +119,7 @@ def _thousandths(spec: str, names: Sequence[str], weights: Sequence[float]) -> l
     for name, share in zip(names, shares, strict=True):
         if share == 0:
             raise InvalidVoiceBlend(
-                spec, f"the weight of {name!r} is under 0.05% of the total, too small to hear; raise it or leave the voice out"
+                spec, f"the weight of {quoted(name)} is under 0.05% of the total, too small to hear; raise it or leave the voice out"
             )
     return shares
 
