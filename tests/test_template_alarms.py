@@ -21,6 +21,7 @@ from supertonic_harness.function.template import Template
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
 DOCUMENT: dict[str, Any] = yaml.load(TEMPLATE.read_text(), Loader=template_module._CfnLoader)  # nosec B506
 FUNCTION = "TtsFunction"
+ALARM_TYPE = "AWS::CloudWatch::Alarm"
 # ScalingConfig.MaximumConcurrency: at least 2, at most 1,000
 # (https://docs.aws.amazon.com/lambda/latest/dg/API_ScalingConfig.html).
 MAPPING_CONCURRENCY = range(2, 1001)
@@ -165,3 +166,110 @@ def test_a_part_gets_the_receives_aws_advises_for_a_lambda_consumer() -> None:
     # (https://docs.aws.amazon.com/lambda/latest/dg/sqs-retries.html).
     queues = Deployed().template.queues()
     assert queues["PartsQueue"].max_receive_count is not None and queues["PartsQueue"].max_receive_count >= 5
+
+
+# --- alarms -------------------------------------------------------------------------------------------------
+
+
+def _alarms(deployed: Deployed) -> dict[str, dict[str, Any]]:
+    return {k: v["Properties"] for k, v in deployed.of_type(ALARM_TYPE).items()}
+
+
+def _metric(alarm: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
+    """Namespace, metric name and dimensions of the alarm's one metric (alone or inside metric math)."""
+    if "MetricName" in alarm:
+        return alarm["Namespace"], alarm["MetricName"], alarm["Dimensions"]
+    (stat,) = [query["MetricStat"] for query in alarm["Metrics"] if "MetricStat" in query]
+    metric = stat["Metric"]
+    return metric["Namespace"], metric["MetricName"], metric["Dimensions"]
+
+
+EXPECTED = {
+    # alarm: (namespace, metric, the dimension naming the resource, the resource)
+    "PartsDeadLetteredAlarm": ("AWS/SQS", "NumberOfMessagesReceived", "QueueName", {"Fn::GetAtt": ["PartsDeadLetterQueue", "QueueName"]}),
+    "PartsDeadLetterQueueDepthAlarm": (
+        "AWS/SQS",
+        "ApproximateNumberOfMessagesVisible",
+        "QueueName",
+        {"Fn::GetAtt": ["PartsDeadLetterQueue", "QueueName"]},
+    ),
+    "FailedEventsQueueDepthAlarm": (
+        "AWS/SQS",
+        "ApproximateNumberOfMessagesVisible",
+        "QueueName",
+        {"Fn::GetAtt": ["FailedEventsQueue", "QueueName"]},
+    ),
+    "FunctionErrorsAlarm": ("AWS/Lambda", "Errors", "FunctionName", {"Ref": FUNCTION}),
+    "FunctionThrottlesAlarm": ("AWS/Lambda", "Throttles", "FunctionName", {"Ref": FUNCTION}),
+    "FunctionNearTimeoutAlarm": ("AWS/Lambda", "Duration", "FunctionName", {"Ref": FUNCTION}),
+}
+
+
+def test_alarms_watch_the_queues_and_the_function() -> None:
+    deployed = Deployed()
+    alarms = _alarms(deployed)
+    assert set(alarms) == set(EXPECTED)
+    for logical_id, (namespace, metric, dimension, resource) in EXPECTED.items():
+        alarm = alarms[logical_id]
+        assert _metric(alarm) == (namespace, metric, [{"Name": dimension, "Value": deployed.evaluate(resource)}]), logical_id
+        assert alarm["TreatMissingData"] == "notBreaching", logical_id  # no traffic is no failure
+        assert alarm["AlarmDescription"], logical_id  # what it means and what to do, in the console and the e-mail
+    for logical_id in set(EXPECTED) - {"FunctionNearTimeoutAlarm"}:
+        alarm = alarms[logical_id]
+        # Any one is worth telling: a failed job, a dropped file that was never read, a 429 or 5xx.
+        assert (alarm["ComparisonOperator"], float(alarm["Threshold"])) == ("GreaterThanThreshold", 0), logical_id
+
+
+@pytest.mark.parametrize("timeout_s", [10, 120, 900])
+def test_the_near_timeout_alarm_fires_past_nine_tenths_of_the_timeout(timeout_s: int) -> None:
+    alarm = _alarms(Deployed({"Timeout": timeout_s}))["FunctionNearTimeoutAlarm"]
+    (expression,) = [query for query in alarm["Metrics"] if "Expression" in query]
+    (stat,) = [query for query in alarm["Metrics"] if "MetricStat" in query]
+    assert stat["MetricStat"]["Stat"] == "Maximum" and stat["MetricStat"]["Metric"]["MetricName"] == "Duration"
+    assert stat["ReturnData"] is False and expression["ReturnData"] is True
+    # Duration is in milliseconds; the expression is the longest invocation as a share of Timeout.
+    match = re.fullmatch(rf"{stat['Id']} / \((\d+) \* 1000\)", expression["Expression"])
+    assert match is not None and int(match[1]) == timeout_s, expression["Expression"]
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold" and float(alarm["Threshold"]) == 0.9
+
+
+def test_alarms_off_makes_none() -> None:
+    deployed = Deployed({"Alarms": "false", "AlarmEmail": "ops@example.com", "AlarmTopicArn": "arn:aws:sns:us-east-1:123456789012:ops"})
+    assert deployed.of_type(ALARM_TYPE) == {}
+    assert deployed.of_type("AWS::SNS::Topic") == {} and deployed.of_type("AWS::SNS::Subscription") == {}
+
+
+def test_without_a_destination_the_alarms_only_show_in_the_console() -> None:
+    deployed = Deployed()
+    alarms = _alarms(deployed)
+    assert deployed.of_type("AWS::SNS::Topic") == {} and set(alarms) == set(EXPECTED)
+    assert all(alarm["AlarmActions"] == [] == alarm["OKActions"] for alarm in alarms.values())
+
+
+def test_an_email_adds_a_topic_its_subscription_and_the_actions() -> None:
+    deployed = Deployed({"AlarmEmail": "ops@example.com"})
+    ((topic_id, _),) = deployed.of_type("AWS::SNS::Topic").items()
+    ((_, subscription),) = deployed.of_type("AWS::SNS::Subscription").items()
+    assert subscription["Properties"] == {"Protocol": "email", "Endpoint": "ops@example.com", "TopicArn": {"Ref": topic_id}}
+    assert set(_alarms(deployed)) == set(EXPECTED)
+    for alarm in _alarms(deployed).values():
+        assert alarm["AlarmActions"] == [{"Ref": topic_id}] and alarm["OKActions"] == [{"Ref": topic_id}]
+
+
+def test_an_existing_topic_gets_the_actions_beside_the_email_s() -> None:
+    arn = "arn:aws:sns:us-east-1:123456789012:ops"
+    alone = Deployed({"AlarmTopicArn": arn})
+    assert alone.of_type("AWS::SNS::Topic") == {} and set(_alarms(alone)) == set(EXPECTED)
+    assert all(alarm["AlarmActions"] == [arn] for alarm in _alarms(alone).values())
+    both = Deployed({"AlarmTopicArn": arn, "AlarmEmail": "ops@example.com"})
+    ((topic_id, _),) = both.of_type("AWS::SNS::Topic").items()
+    assert all(alarm["AlarmActions"] == [{"Ref": topic_id}, arn] for alarm in _alarms(both).values())
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("AlarmEmail", "not an address"), ("AlarmTopicArn", "ops-topic"), ("Alarms", "yes")],
+)
+def test_a_malformed_alarm_setting_is_refused(name: str, value: str) -> None:
+    with pytest.raises(Refused, match=name):
+        Deployed({name: value})
