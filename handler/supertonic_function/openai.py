@@ -73,5 +73,5 @@ def model_speed(openai_speed: object) -> float:
     """OpenAI's speed (1.0 = normal) as the model's speed (1.05 = normal), held inside the model's range."""
     low, high = OPENAI_SPEED_RANGE
     if isinstance(openai_speed, bool) or not isinstance(openai_speed, (int, float)) or not low <= openai_speed <= high:
-        raise InvalidParameter(f"speed must be a number from {low} to {high}, got {openai_speed!r}", field="speed")
+        raise InvalidParameter(f"speed must be a number from {low} to {high}, got {quoted(openai_speed)}", field="speed")
     return round(min(max(openai_speed * DEFAULT_SPEED, SPEED_RANGE[0]), SPEED_RANGE[1]), 4)

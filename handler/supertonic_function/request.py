@@ -173,7 +173,7 @@ def build_request(
     ``default_format``: the format when ``values`` names none (OpenAI's is mp3)."""
     on_error = values.get("on_error", "json")
     if on_error not in ON_ERROR_CHOICES:
-        raise InvalidParameter(f"on_error must be one of {', '.join(ON_ERROR_CHOICES)}, got {on_error!r}", field="on_error")
+        raise InvalidParameter(f"on_error must be one of {', '.join(ON_ERROR_CHOICES)}, got {quoted(on_error)}", field="on_error")
     voice = values.get("voice", SynthesisOptions.voice)
     if not isinstance(voice, str):
         raise InvalidParameter(f"voice must be a string such as {SynthesisOptions.voice!r}", field="voice")
@@ -195,7 +195,9 @@ def build_request(
     )
     stream_format = _string(values, "stream_format", "audio").lower()
     if stream_format not in STREAM_FORMATS:
-        raise InvalidParameter(f"stream_format must be one of {', '.join(STREAM_FORMATS)}, got {stream_format!r}", field="stream_format")
+        raise InvalidParameter(
+            f"stream_format must be one of {', '.join(STREAM_FORMATS)}, got {quoted(stream_format)}", field="stream_format"
+        )
     fmt = fmt.strip().lower()
     marks, captions, answer = values.get("marks") or (), values.get("captions") or (), "audio"
     if fmt in CAPTION_FORMATS:  # captions as the answer; an S3 job still writes its audio beside them
@@ -254,7 +256,7 @@ def _string(values: Mapping[str, Any], name: str, default: str) -> str:
 def _boolean(values: Mapping[str, Any], name: str, default: bool) -> bool:
     value = values.get(name, default)
     if not isinstance(value, bool):
-        raise InvalidParameter(f"{name} must be true or false, got {value!r}", field=name)
+        raise InvalidParameter(f"{name} must be true or false, got {quoted(value)}", field=name)
     return value
 
 
@@ -268,7 +270,9 @@ def _from_string(name: str, value: object) -> object:
     try:
         return convert(value.strip())
     except ValueError:
-        raise InvalidParameter(f"{name}={value!r} is not a valid {convert.__name__.strip('_').replace('_', ' ')}", field=name) from None
+        raise InvalidParameter(
+            f"{name}={quoted(value)} is not a valid {convert.__name__.strip('_').replace('_', ' ')}", field=name
+        ) from None
 
 
 # Plain ASCII decimals: int() and float() also read "1_0", "١٠" (Arabic-Indic digits), "1e3" and "nan".

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import AudioTooLong, InvalidParameter, SpokenTextTooLong, TextTooLong, UnknownLanguage
+from .errors import AudioTooLong, InvalidParameter, SpokenTextTooLong, TextTooLong, UnknownLanguage, quoted
 from .marks import check_caption_formats, check_mark_types
 from .text import LANGUAGES, default_max_chunk_chars
 
@@ -61,7 +61,7 @@ class SynthesisOptions:
         if self.lang not in LANGUAGES:
             raise UnknownLanguage(str(self.lang), LANGUAGES)
         if self.chunking not in CHUNKINGS:
-            raise InvalidParameter(f"chunking must be one of {', '.join(CHUNKINGS)}, got {self.chunking!r}", field="chunking")
+            raise InvalidParameter(f"chunking must be one of {', '.join(CHUNKINGS)}, got {quoted(self.chunking)}", field="chunking")
         _check_int("steps", self.steps, *STEPS_RANGE)
         _check_number("speed", self.speed, *SPEED_RANGE)
         _check_number("silence_s", self.silence_s, 0.0, MAX_SILENCE_S)
@@ -74,7 +74,7 @@ class SynthesisOptions:
         if self.first_chunk_steps is not None:
             _check_int("first_chunk_steps", self.first_chunk_steps, *STEPS_RANGE)
         if not isinstance(self.trim_silence, bool):
-            raise InvalidParameter(f"trim_silence must be true or false, got {self.trim_silence!r}", field="trim_silence")
+            raise InvalidParameter(f"trim_silence must be true or false, got {quoted(self.trim_silence)}", field="trim_silence")
 
     def steps_for(self, index: int) -> int:
         """The flow steps of chunk ``index``: ``first_chunk_steps`` for the first when set, else ``steps``."""
@@ -154,7 +154,7 @@ NO_EXTRAS = Extras()
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InvalidParameter(f"{name} must be a whole number from {low} to {high}, got {value!r}", field=name)
+        raise InvalidParameter(f"{name} must be a whole number from {low} to {high}, got {quoted(value)}", field=name)
     if not low <= value <= high:
         raise InvalidParameter(f"{name} must be from {low} to {high}, got {value}", field=name)
 
@@ -163,6 +163,6 @@ def _check_number(name: str, value: object, low: float, high: float) -> None:
     # An int is always finite, and math.isfinite cannot take one past float's range (JSON's 1e400 as digits).
     real = isinstance(value, (float, np.floating))
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or (real and not math.isfinite(value)):
-        raise InvalidParameter(f"{name} must be a number from {low} to {high}, got {value!r}", field=name)
+        raise InvalidParameter(f"{name} must be a number from {low} to {high}, got {quoted(value)}", field=name)
     if not low <= value <= high:
         raise InvalidParameter(f"{name} must be from {low} to {high}, got {value}", field=name)

@@ -24,7 +24,7 @@ import unicodedata
 from bisect import bisect_left
 from collections import deque
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, quoted
 from .tags import tag_spans
 
 DEFAULT_MAX_CHUNK_CHARS = 300
@@ -82,7 +82,7 @@ def chunk_limit(index: int, max_chars: int, first_chars: int | None) -> int:
 
 def _check_chars(name: str, chars: object) -> None:
     if isinstance(chars, bool) or not isinstance(chars, int) or chars < MIN_CHUNK_CHARS:
-        raise InvalidParameter(f"{name} must be a whole number of at least {MIN_CHUNK_CHARS}, got {chars!r}", field=name)
+        raise InvalidParameter(f"{name} must be a whole number of at least {MIN_CHUNK_CHARS}, got {quoted(chars)}", field=name)
 
 
 def _chunk_below_max(sentences: list[str], chunks: list[str], max_chars: int, first_chars: int, start_index: int, pack: bool) -> list[str]:

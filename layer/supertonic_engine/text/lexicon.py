@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from functools import cache, lru_cache
 from pathlib import Path
 
-from ..errors import ConfigurationError, InvalidParameter
+from ..errors import ConfigurationError, InvalidParameter, quoted
 
 ENV_LEXICON = "SUPERTONIC_LEXICON"
 BUILTIN_KOREAN_LEXICON = Path(__file__).with_name("lexicon_ko.json")
@@ -77,9 +77,9 @@ def checked_entries(entries: object, source: str, field: str) -> dict[str, str]:
     checked = {}
     for word, reading in entries.items():
         if not isinstance(word, str) or not word.strip() or word != word.strip():
-            raise InvalidParameter(f"{source}: lexicon word {word!r} must be non-empty text without edge spaces", field=field)
+            raise InvalidParameter(f"{source}: lexicon word {quoted(word)} must be non-empty text without edge spaces", field=field)
         if not isinstance(reading, str):
-            raise InvalidParameter(f"{source}: the reading of {word!r} must be text", field=field)
+            raise InvalidParameter(f"{source}: the reading of {quoted(word)} must be text", field=field)
         checked[word] = reading
     return checked
 

@@ -19,7 +19,7 @@ import xml.parsers.expat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..errors import InvalidParameter, InvalidSsml, UnsupportedSsml
+from ..errors import InvalidParameter, InvalidSsml, UnsupportedSsml, quoted
 from .languages import LANGUAGES
 from .say_as import DATE_FORMATS, INTERPRETATIONS, say_as
 from .script import BLANK_LINE, Said, Script, Section, read_as
@@ -52,7 +52,7 @@ def read_script(text: str, lang: str, *, normalize: bool = True, text_type: str 
     """``text`` as a ``Script``: SSML when ``text_type`` is ``ssml``, or when it is None and the text
     starts as an SSML document does; plain text otherwise."""
     if text_type is not None and text_type not in TEXT_TYPES:
-        raise InvalidParameter(f"text_type must be one of {', '.join(TEXT_TYPES)}, got {text_type!r}", field="text_type")
+        raise InvalidParameter(f"text_type must be one of {', '.join(TEXT_TYPES)}, got {quoted(text_type)}", field="text_type")
     if text_type == "ssml" or (text_type is None and looks_like_ssml(text)):
         return parse_ssml(text, lang, normalize=normalize)
     return Script.plain(text, lang, normalize=normalize)
@@ -210,7 +210,7 @@ class _Reader:
         code = tag.strip().split("-")[0].split("_")[0].lower()
         if code not in LANGUAGES:
             raise UnsupportedSsml(
-                f'<{name} xml:lang="{tag}">: the model does not speak {tag!r}; its languages are {", ".join(LANGUAGES)}', tag=name
+                f"<{name}> xml:lang {quoted(tag)}: the model does not speak it; its languages are {', '.join(LANGUAGES)}", tag=name
             )
         return code
 
