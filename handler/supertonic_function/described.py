@@ -1,15 +1,17 @@
 """Answers about audio rather than audio: speech marks (Polly's JSON lines) and captions (SRT, WebVTT).
 
 They come from the duration predictor alone (``Engine.marks``), so they cost milliseconds and
-describe exactly the audio the same request returns without them.
+describe exactly the audio the same request returns without them. The predictor's pass and all
+that is made from it run under one ``Deadline``, the request's: a long text's captions are work too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from supertonic_engine import CAPTION_TYPES, MARKS_CONTENT_TYPE, Engine, Prepared, SpeechMark, captions, json_lines
+from supertonic_engine import CAPTION_TYPES, MARKS_CONTENT_TYPE, Deadline, Engine, Prepared, SpeechMark, captions, json_lines
 
 from .layout import ResultKeys
 from .service import Service
@@ -34,33 +36,43 @@ class Described:
         return {"x-supertonic-model": self.model_kind}
 
 
-def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float | None) -> Described:
+def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float | Deadline | None) -> Described:
     """``prepared``'s marks (``answer`` "marks"), or captions in the format ``answer`` names (else the request's first)."""
+    deadline = _deadline(budget_s)
     if answer == "marks":
-        marks = engine.marks(prepared, deadline=budget_s)
+        marks = engine.marks(prepared, deadline=deadline)
         return Described("marks", json_lines(marks), MARKS_CONTENT_TYPE, engine.model_kind, marks)
     fmt = answer if answer in CAPTION_TYPES else prepared.extras.captions[0]
-    marks = engine.marks(prepared, ("sentence", "word"), deadline=budget_s)
-    return Described(fmt, captions(marks, fmt), CAPTION_TYPES[fmt], engine.model_kind, marks)
+    marks = engine.marks(prepared, ("sentence", "word"), deadline=deadline)
+    return Described(fmt, captions(marks, fmt, deadline=deadline), CAPTION_TYPES[fmt], engine.model_kind, marks)
 
 
-def store_sidecars(service: Service, prepared: Prepared, keys: ResultKeys) -> dict[str, str]:
+def store_sidecars(
+    service: Service, prepared: Prepared, keys: ResultKeys, *, budget: Callable[[], float | Deadline | None]
+) -> dict[str, str]:
     """Write what an S3 job asked for beside its audio (``marks.jsonl``, ``captions.srt``/``.vtt``)
-    before the manifest says done; returns name -> key for the manifest."""
+    before the manifest says done, all of it made within the time ``budget`` gives, read just before
+    (a job without sidecars reads nothing); returns name -> key for the manifest."""
     if not prepared.extras:
         return {}
-    engine = service.engine
-    timeline = engine.timeline(prepared)  # one duration-predictor pass for every sidecar
+    engine, extras, deadline = service.engine, prepared.extras, _deadline(budget())
+    # One duration-predictor pass and one set of marks for every sidecar (captions cost one pass over them).
+    kinds = ("sentence", "word") if extras.captions else extras.marks
+    every = engine.marks(prepared, kinds, deadline=deadline)
     files: dict[str, tuple[str, str]] = {}
-    if prepared.extras.marks:
-        files["marks.jsonl"] = (json_lines(engine.marks(prepared, timeline=timeline)), MARKS_CONTENT_TYPE)
-    if prepared.extras.captions:
-        every = engine.marks(prepared, ("sentence", "word"), timeline=timeline)
-        for fmt in prepared.extras.captions:
-            files[f"captions.{fmt}"] = (captions(every, fmt), CAPTION_TYPES[fmt])
+    if extras.marks:
+        deadline.check()
+        files["marks.jsonl"] = (json_lines([m for m in every if m.type in extras.marks]), MARKS_CONTENT_TYPE)
+    for fmt in extras.captions:
+        files[f"captions.{fmt}"] = (captions(every, fmt, deadline=deadline), CAPTION_TYPES[fmt])
     written = {}
     for name, (body, content_type) in files.items():
         key = keys.folder + name
         service.store.put(keys.bucket, key, body.encode("utf-8"), content_type=content_type)
         written[name] = key
     return written
+
+
+def _deadline(budget_s: float | Deadline | None) -> Deadline:
+    """One deadline for the predictor's pass and everything made from it (a number starts it now)."""
+    return budget_s if isinstance(budget_s, Deadline) else Deadline(budget_s)

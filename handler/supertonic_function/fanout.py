@@ -73,7 +73,7 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
             text_type="ssml" if prepared.script.is_ssml else "text",
         )
     parts = service.engine.parts(prepared, deadline=call.seconds_left())
-    sidecars = store_sidecars(service, prepared, keys)  # from the durations: ready before any part is
+    sidecars = store_sidecars(service, prepared, keys, budget=call.synthesis_budget_s)  # from the durations: ready before any part is
     document = {
         "status": "queued",
         "source": dict(source),

@@ -149,7 +149,7 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
                 planned = fanout.plan(service, prepared, keys, source.to_dict(), call, submitted_at=submitted_at)
                 return Outcome(bucket, key, planned, manifest_key=keys.manifest)
             rendered = _render(service, prepared, call, audio_path)
-            sidecars = store_sidecars(service, prepared, keys)
+            sidecars = store_sidecars(service, prepared, keys, budget=call.synthesis_budget_s)
         except (ObjectMissing, ObjectChanged) as error:
             # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
             return _skip(bucket, key, error.code)

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import InvalidParameter
 from .text.chunking import sentence_spans
 from .text.script import Script
+
+if TYPE_CHECKING:
+    from .deadline import Deadline
 
 MARK_TYPES = ("sentence", "word")
 CAPTION_FORMATS = ("srt", "vtt")
@@ -243,23 +246,44 @@ def _ms(seconds: float) -> int:
 
 
 # --- captions ------------------------------------------------------------------------------------------
+# Cue text is the spoken text, never markup (WebVTT's escapes, SubRip's lack of them); making the cues
+# is one pass over the marks (each sentence finds its words by bisection), a given ``Deadline`` checked
+# at every sentence.
+
+# WebVTT cue text escapes "&", "<" and ">" as "&amp;", "&lt;", "&gt;" (https://www.w3.org/TR/webvtt1/,
+# cue text); a raw "<" starts a tag such as <v Bob> or <c.red>, a raw "&" a character reference.
+# With ">" escaped the text cannot hold "-->", which a cue's text may not contain.
+_VTT_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+# SubRip has no escapes, and its players read <i>, <b>, <u> and <font> in cue text as markup: "<"
+# and ">" are replaced by the single angle quotation marks, which read alike and are never markup
+# (an entity such as "&lt;" would show as those four characters where a player does not decode it).
+# With ">" replaced the text cannot hold "-->", the arrow of a cue's timing line.
+_SRT_TEXT = str.maketrans({"<": "\u2039", ">": "\u203a"})
 
 
 @dataclass(frozen=True)
 class Cue:
     start_ms: int
     end_ms: int
-    text: str
+    text: str  # the words as spoken, one or two lines; never a blank line, never markup-escaped
 
 
-def caption_cues(marks: Sequence[SpeechMark], line_chars: int = CAPTION_LINE_CHARS) -> list[Cue]:
+def caption_cues(marks: Sequence[SpeechMark], line_chars: int = CAPTION_LINE_CHARS, *, deadline: Deadline | None = None) -> list[Cue]:
     """A cue per sentence; one too long for two lines is cut at words, each piece timed by its first word."""
     sentences = [m for m in marks if m.type == "sentence"]
-    words = [m for m in marks if m.type == "word"]
+    words = sorted((m for m in marks if m.type == "word"), key=lambda w: w.start)
+    word_starts = [w.start for w in words]
     cues: list[Cue] = []
     for sentence in sentences:
-        inside = [w for w in words if sentence.start <= w.start and w.end <= sentence.end]
-        if _fits(sentence.value, line_chars) or len(inside) < 2:
+        if deadline is not None:
+            deadline.check()
+        if _fits(sentence.value, line_chars):
+            cues.append(Cue(sentence.time_ms, sentence.end_ms, _wrap(sentence.value, line_chars)))
+            continue
+        first = bisect_left(word_starts, sentence.start)
+        last = bisect_left(word_starts, sentence.end, lo=first)
+        inside = [w for w in words[first:last] if w.end <= sentence.end]
+        if len(inside) < 2:
             cues.append(Cue(sentence.time_ms, sentence.end_ms, _wrap(sentence.value, line_chars)))
             continue
         group: list[SpeechMark] = []
@@ -272,20 +296,23 @@ def caption_cues(marks: Sequence[SpeechMark], line_chars: int = CAPTION_LINE_CHA
     return cues
 
 
-def captions(marks: Sequence[SpeechMark], fmt: str) -> str:
+def captions(marks: Sequence[SpeechMark], fmt: str, *, deadline: Deadline | None = None) -> str:
     """SubRip or WebVTT text of ``marks`` (sentence marks, word marks to cut long sentences)."""
-    cues = caption_cues(marks)
+    if fmt not in CAPTION_FORMATS:
+        raise InvalidParameter(f"caption format must be one of {', '.join(CAPTION_FORMATS)}, got {fmt!r}", field="format")
+    cues = caption_cues(marks, deadline=deadline)
     if fmt == "srt":
-        return "".join(f"{n}\n{_stamp(c.start_ms, ',')} --> {_stamp(c.end_ms, ',')}\n{c.text}\n\n" for n, c in enumerate(cues, 1))
-    if fmt == "vtt":
-        return "WEBVTT\n\n" + "".join(f"{_stamp(c.start_ms, '.')} --> {_stamp(c.end_ms, '.')}\n{c.text}\n\n" for c in cues)
-    raise InvalidParameter(f"caption format must be one of {', '.join(CAPTION_FORMATS)}, got {fmt!r}", field="format")
+        return "".join(
+            f"{n}\n{_stamp(c.start_ms, ',')} --> {_stamp(c.end_ms, ',')}\n{c.text.translate(_SRT_TEXT)}\n\n" for n, c in enumerate(cues, 1)
+        )
+    return "WEBVTT\n\n" + "".join(f"{_stamp(c.start_ms, '.')} --> {_stamp(c.end_ms, '.')}\n{c.text.translate(_VTT_TEXT)}\n\n" for c in cues)
 
 
 def _wrap(text: str, line_chars: int) -> str:
     """One line, or two at the space nearest the middle that keeps both within ``line_chars`` (else
-    nearest the middle); a cue's text never holds a blank line, which would end the cue early."""
-    text = " ".join(text.split()).replace("-->", "->")  # the cue timing arrow, never inside a cue's text
+    nearest the middle). Every run of whitespace (a line break, a blank line) becomes one space, so a
+    cue's text never holds a blank line, which would end the cue early."""
+    text = " ".join(text.split())
     if len(text) <= line_chars:
         return text
     spaces = [i for i, c in enumerate(text) if c == " "]
