@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, quoted
 from .text.chunking import sentence_spans
 from .text.script import Script
 
@@ -299,7 +299,7 @@ def caption_cues(marks: Sequence[SpeechMark], line_chars: int = CAPTION_LINE_CHA
 def captions(marks: Sequence[SpeechMark], fmt: str, *, deadline: Deadline | None = None) -> str:
     """SubRip or WebVTT text of ``marks`` (sentence marks, word marks to cut long sentences)."""
     if fmt not in CAPTION_FORMATS:
-        raise InvalidParameter(f"caption format must be one of {', '.join(CAPTION_FORMATS)}, got {fmt!r}", field="format")
+        raise InvalidParameter(f"caption format must be one of {', '.join(CAPTION_FORMATS)}, got {quoted(fmt)}", field="format")
     cues = caption_cues(marks, deadline=deadline)
     if fmt == "srt":
         return "".join(

@@ -250,7 +250,8 @@ class Engine(Preparer):
         self, prepared: Prepared, fmt: str = "srt", *, timeline: list[ChunkTiming] | None = None, deadline: float | Deadline | None = None
     ) -> str:
         """SubRip (``srt``) or WebVTT (``vtt``) captions for the audio ``prepared`` makes, a cue a sentence."""
-        return captions(self.marks(prepared, ("sentence", "word"), timeline=timeline, deadline=deadline), fmt)
+        clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)  # one deadline over the marks and the cues
+        return captions(self.marks(prepared, ("sentence", "word"), timeline=timeline, deadline=clock), fmt, deadline=clock)
 
     # --- one chunk at a time, anywhere: the parts of a long text ------------------------------------
 
