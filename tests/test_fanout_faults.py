@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -17,11 +18,13 @@ from test_fanout import _folder_objects, _manifest, _sequential
 
 from supertonic_engine import encode
 from supertonic_function import jobs
+from supertonic_function.config import FunctionConfig
 from supertonic_function.errors import BatchFailed
 from supertonic_function.request import parse_request
 from supertonic_harness.fronts.furl import http_to_event
 from supertonic_harness.fronts.s3 import s3_put_event
 from supertonic_harness.fronts.sqs import sqs_event
+from supertonic_harness.function.template import Template
 
 pytest_plugins = ["fixtures_s3"]
 
@@ -161,3 +164,10 @@ def test_an_unreachable_parts_queue_is_retried_not_failed(app, s3, queues, monke
     with pytest.raises(EndpointConnectionError):  # the S3 event fails, so Lambda delivers it again
         drop_job(app, s3)
     assert not [k for k in _folder_objects(s3) if k.endswith("manifest.json")]
+
+
+def test_the_function_is_told_the_tmp_its_assembly_fills():
+    template = Template.load(Path(__file__).resolve().parents[1] / "template.yaml")
+    function = template.function("TtsFunction")
+    size = template.resources["TtsFunction"]["Properties"]["EphemeralStorage"]["Size"]
+    assert FunctionConfig.from_env(function.environment).ephemeral_storage_mb == size
