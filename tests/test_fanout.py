@@ -96,7 +96,8 @@ def test_an_ssml_job_keeps_its_breaks_and_languages_across_the_parts(app, s3, qu
     )
     drop_job(app, s3, {**JOB, "text": ssml})
     messages = receive_all(queues["parts"])
-    parts = [json.loads(m["Body"])["supertonic_part"]["part"] for m in messages]
+    (plan_key,) = [k for k in _folder_objects(s3) if k.endswith("plan.json")]
+    parts = json.loads(s3.get_object(Bucket=OUTPUT_BUCKET, Key=plan_key)["Body"].read())["parts"]
     assert {p["lang"] for p in parts} == {"en", "ko"} and len({p["pause_s"] for p in parts}) > 3
     answers = [app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()) for message in reversed(messages)]
     assert all(a == {"batchItemFailures": []} for a in answers)

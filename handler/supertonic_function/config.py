@@ -38,6 +38,9 @@ ENV_WARM_UP = "SUPERTONIC_WARM_UP"
 ENV_PARTS_QUEUE_URL = "SUPERTONIC_PARTS_QUEUE_URL"
 ENV_PARTS_DLQ_ARN = "SUPERTONIC_PARTS_DLQ_ARN"
 ENV_FANOUT_MIN_CHARS = "SUPERTONIC_FANOUT_MIN_CHARS"
+# The function's /tmp in MB: Lambda does not tell a function its EphemeralStorage size, so
+# template.yaml passes the same value under this name.
+ENV_EPHEMERAL_STORAGE_MB = "SUPERTONIC_EPHEMERAL_STORAGE_MB"
 ENV_INVOKE_MODE = "SUPERTONIC_FUNCTION_URL_INVOKE_MODE"
 ENV_FIRST_CHUNK_CHARS = "SUPERTONIC_FIRST_CHUNK_CHARS"
 ENV_FIRST_CHUNK_STEPS = "SUPERTONIC_FIRST_CHUNK_STEPS"
@@ -112,6 +115,9 @@ class FunctionConfig:
     parts_queue_url: str | None = None
     parts_dlq_arn: str | None = None  # the parts queue's dead-letter queue: its messages fail their job
     fanout_min_chars: int = 4000
+    # /tmp, where a job's audio is encoded before its upload: Lambda's default size, 512 MB
+    # (EphemeralStorage 512-10,240 MB, https://docs.aws.amazon.com/lambda/latest/dg/configuration-ephemeral-storage.html).
+    ephemeral_storage_mb: int = 512
     # BUFFERED: every answer whole (6 MB); RESPONSE_STREAM: audio answers stream as they are made.
     invoke_mode: str = "BUFFERED"
     # The deployment's chunking for synchronous requests (a request's own fields win): a small first
@@ -345,6 +351,7 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "parts_queue_url": (ENV_PARTS_QUEUE_URL, _optional_str),
     "parts_dlq_arn": (ENV_PARTS_DLQ_ARN, _optional_str),
     "fanout_min_chars": (ENV_FANOUT_MIN_CHARS, _positive_int),
+    "ephemeral_storage_mb": (ENV_EPHEMERAL_STORAGE_MB, _positive_int),
     "invoke_mode": (ENV_INVOKE_MODE, _invoke_mode),
     "first_chunk_chars": (ENV_FIRST_CHUNK_CHARS, _positive_int_or_none),
     "first_chunk_steps": (ENV_FIRST_CHUNK_STEPS, _positive_int_or_none),

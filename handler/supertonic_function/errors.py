@@ -144,6 +144,27 @@ class BatchFailed(SupertonicError):
         )
 
 
+class JobTooLarge(InvalidRequest):
+    """A job rendered in parts whose parts or audio pass what its one assembly can hold."""
+
+    code = "job_too_large"
+    field = "text"
+
+
+class PartMessageRefused(InvalidRequest):
+    """A parts-queue message that names no planned part: forged, malformed or of an older plan.
+
+    Dropped, never raised (a raise only brings it back); ``field`` names what did not match."""
+
+    code = "part_message_refused"
+
+
+class PartsQueueUnusable(ConfigurationError):
+    """The parts queue refused the planner for good (no such queue, access or its KMS key denied)."""
+
+    code = "parts_queue_unusable"
+
+
 class NotAcceptable(InvalidRequest):
     code = "not_acceptable"
     field = "accept"
@@ -200,6 +221,7 @@ HTTP_STATUS: Mapping[type[BaseException], int] = {
     TextTooLong: 413,
     ObjectTooLarge: 413,
     ResponseTooLarge: 413,
+    JobTooLarge: 413,
     UnsupportedMediaType: 415,
     UnsupportedCharacters: 422,
     UnsupportedSsml: 422,

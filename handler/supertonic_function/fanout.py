@@ -12,6 +12,12 @@ stored so far tell its progress. Every step is safe under at-least-once delivery
 written only if absent, a part that exists is not rendered again, the assembly claim is a
 conditional write (a claim older than the function's timeout is a dead assembler's and is taken
 over), and the manifest is written only if absent.
+
+A part message is trusted for nothing but where to look: it names the results bucket, a result
+folder, the id of the plan stored there and an index (``PartOrder``); the part itself, the count
+and the format come from the plan. What matches no plan is logged and dropped, on the parts queue
+and on its dead-letter queue alike. A job the assembly could not hold (``check_bounds``) is
+refused before any part is sent.
 """
 
 from __future__ import annotations
@@ -19,18 +25,22 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+import uuid
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from botocore.exceptions import ClientError
 
 from supertonic_engine import AudioWriter, Part, Prepared, SynthesisOptions, audio_format, content_type
 
 from . import results
+from .config import ENV_EPHEMERAL_STORAGE_MB, ENV_PARTS_QUEUE_URL
 from .described import store_sidecars
+from .errors import JobTooLarge, PartMessageRefused, PartsQueueUnusable
 from .invocation import LambdaCall
 from .layout import ResultKeys
 from .results import AudioSummary, ChunkEntry
@@ -40,6 +50,22 @@ from .telemetry import logger
 PART_MESSAGE = "supertonic_part"  # the key a part message's body is recognised by
 SEND_BATCH = 10  # SendMessageBatch takes at most 10 entries
 SAMPLE_DTYPE = "<f4"  # parts hold the engine's float32 samples: the assembly encodes exactly what synthesis made
+# A part message carries only what finds its part in the stored plan; anything else is not ours.
+MESSAGE_FIELDS = frozenset({"bucket", "folder", "plan", "index"})
+# The most parts a job may have. Every part's entry in plan.json holds its noise state (624 words,
+# about 3.3 KB as base64) and every worker reads the whole plan, so 1,000 parts make a plan of
+# about 3.5 MB; the assembly reads the parts one after another in one invocation of at most 900 s
+# (/work/shared/lambda-notes.md: timeout 900 s), 0.9 s a part at 1,000.
+MAX_PARTS = 1000
+# The assembly encodes the whole audio into /tmp before its upload; the largest encoding of it is
+# 16-bit WAV (supertonic_engine's "wav": PCM_16, one channel), 2 bytes a sample.
+WAV_BYTES_PER_SAMPLE = 2
+# SQS error codes that no retry fixes: the queue is missing, or the role or the queue's KMS key
+# refuses the function (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/CommonErrors.html
+# and API_SendMessageBatch.html#API_SendMessageBatch_Errors; KMS errors are spelled "KMS.<name>").
+QUEUE_REFUSALS = frozenset(
+    {"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist", "AccessDenied", "AccessDeniedException", "InvalidAddress"}
+)
 
 
 def fans_out(service: Service, prepared: Prepared) -> bool:
@@ -48,69 +74,101 @@ def fans_out(service: Service, prepared: Prepared) -> bool:
     return queue is not None and len(prepared.chunks) > 1 and sum(map(len, prepared.chunks)) >= threshold
 
 
+def check_bounds(service: Service, prepared: Prepared, *, speech_s: float = 0.0) -> None:
+    """Refuse a job rendered in parts that its one assembly could not hold: more than ``MAX_PARTS``
+    parts, or audio whose WAV passes the function's /tmp. Before synthesis the audio is its
+    silence alone (SSML breaks), known from the text; the planner adds the forecast speech."""
+    if not fans_out(service, prepared):
+        return
+    parts = len(prepared.chunks)
+    if parts > MAX_PARTS:
+        raise JobTooLarge(
+            f"the job makes {parts:,} parts, over the {MAX_PARTS:,} one job may have; "
+            "split the text into several jobs or use fewer SSML breaks (each one starts a part)"
+        )
+    audio_s = prepared.total_silence_s + speech_s
+    wav_bytes = audio_s * service.engine.sample_rate * WAV_BYTES_PER_SAMPLE
+    storage_mb = service.config.ephemeral_storage_mb
+    if wav_bytes > storage_mb * 2**20:
+        raise JobTooLarge(
+            f"the job's audio is about {audio_s:,.0f} s ({wav_bytes / 2**20:,.0f} MiB as WAV), more than the function's "
+            f"{storage_mb:,} MB /tmp ({ENV_EPHEMERAL_STORAGE_MB}) holds for its assembly; split the text into several jobs"
+        )
+
+
 # --- the planner -------------------------------------------------------------------------------
 
 
 def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping[str, Any], call: LambdaCall, *, submitted_at: str) -> str:
     """Write the job's plan and send its parts; returns ``planned`` or ``already_planned``.
 
-    A re-delivered event whose plan was dispatched sends nothing (the trigger looked before reading
-    the text; this second look, after it, narrows the window in which two deliveries both send);
-    one that stopped between the plan and ``dispatched.json`` sends every part again with the
-    plan's own seed (a part that exists by then is not rendered twice)."""
+    The plan holds every part whole (text, options, noise, language, pause): a part message only
+    points into it. A re-delivered event whose plan was dispatched sends nothing (the trigger
+    looked before reading the text; this second look, after it, narrows the window in which two
+    deliveries both send); one that stopped between the plan and ``dispatched.json`` sends every
+    part of the stored plan again (a part that exists by then is not rendered twice).
+    A parts queue that refuses the role for good raises ``PartsQueueUnusable``; the job then fails."""
     store = service.store
     if store.head(keys.bucket, keys.dispatched) is not None:
         return "already_planned"
-    stored = store.get_json(keys.bucket, keys.plan)
-    options = prepared.options
-    if stored is not None:  # the seed the first delivery drew, so the parts agree with each other
-        options = SynthesisOptions(**stored["options"])
-        prepared = service.engine.prepare(
-            prepared.text,
-            options,
-            format=prepared.format.name,
-            extras=prepared.extras,
-            text_type="ssml" if prepared.script.is_ssml else "text",
-        )
-    parts = service.engine.parts(prepared, deadline=call.seconds_left())
-    sidecars = store_sidecars(service, prepared, keys, budget=call.synthesis_budget_s)  # from the durations: ready before any part is
-    document = {
-        "status": "queued",
-        "source": dict(source),
-        "format": prepared.format.name,
-        "options": asdict(parts[0].options),
-        "characters": len(prepared.text),
-        "parts_total": len(parts),
-        "forecast_s": round(sum(p.speech_s for p in parts) + prepared.total_silence_s, 3),
-        "pauses": [p.pause_s for p in parts],  # the silence before each part (SSML breaks make them differ)
-        "tail_s": prepared.tail_s,  # and after the last one
-        "ranges": [list(r) for r in prepared.chunk_byte_ranges],  # each part's bytes of the text, for the manifest
-        "precision": service.engine.precision,
-        "sidecars": sidecars,
-        "submitted_at": submitted_at,
-        "request_id": call.request_id,
-    }
-    if stored is None:
-        store.put_json(keys.bucket, keys.plan, document, only_if_absent=True)
-    _send(service, [_message(keys, prepared.format.name, len(parts), part) for part in parts])
-    store.put_json(keys.bucket, keys.dispatched, {"parts": len(parts), "dispatched_at": results.utc_now()})
-    logger.info("job fanned out", extra={"parts": len(parts), "folder": keys.folder})
+    document = store.get_json(keys.bucket, keys.plan)
+    if document is None:
+        check_bounds(service, prepared)  # before the duration predictor runs once per part
+        parts = service.engine.parts(prepared, deadline=call.seconds_left())
+        speech_s = sum(p.speech_s for p in parts)
+        check_bounds(service, prepared, speech_s=speech_s)
+        sidecars = store_sidecars(service, prepared, keys, budget=call.synthesis_budget_s)  # from the durations: ready before any part is
+        document = {
+            "status": "queued",
+            "plan_id": uuid.uuid4().hex,  # a message of an older plan of this folder does not match this one
+            "source": dict(source),
+            "format": prepared.format.name,
+            "options": asdict(parts[0].options),
+            "characters": len(prepared.text),
+            "parts_total": len(parts),
+            "parts": [part.to_json() for part in parts],
+            "forecast_s": round(speech_s + prepared.total_silence_s, 3),
+            "pauses": [p.pause_s for p in parts],  # the silence before each part (SSML breaks make them differ)
+            "tail_s": prepared.tail_s,  # and after the last one
+            "ranges": [list(r) for r in prepared.chunk_byte_ranges],  # each part's bytes of the text, for the manifest
+            "precision": service.engine.precision,
+            "sidecars": sidecars,
+            "submitted_at": submitted_at,
+            "request_id": call.request_id,
+        }
+        if not store.put_json(keys.bucket, keys.plan, document, only_if_absent=True):
+            document = store.get_json(keys.bucket, keys.plan) or document  # another delivery planned first: its plan
+    total = int(document["parts_total"])
+    _send(service, [_message(keys, str(document["plan_id"]), index) for index in range(total)])
+    store.put_json(keys.bucket, keys.dispatched, {"parts": total, "dispatched_at": results.utc_now()})
+    logger.info("job fanned out", extra={"parts": total, "folder": keys.folder})
     return "planned"
 
 
-def _message(keys: ResultKeys, format: str, total: int, part: Part) -> dict[str, Any]:
-    return {PART_MESSAGE: {"bucket": keys.bucket, "folder": keys.folder, "format": format, "total": total, "part": part.to_json()}}
+def _message(keys: ResultKeys, plan_id: str, index: int) -> dict[str, Any]:
+    return {PART_MESSAGE: {"bucket": keys.bucket, "folder": keys.folder, "plan": plan_id, "index": index}}
 
 
 def _send(service: Service, messages: list[dict[str, Any]]) -> None:
-    """SendMessageBatch, ten at a time; an entry SQS refuses is raised (the event is retried)."""
+    """SendMessageBatch, ten at a time; an entry SQS refuses is raised (the event is retried), and
+    so is a transient error (throttling, 5xx); a queue that refuses the role is ``PartsQueueUnusable``."""
     queue = service.config.parts_queue_url
     for start in range(0, len(messages), SEND_BATCH):
         entries = [
             {"Id": str(index), "MessageBody": json.dumps(message, ensure_ascii=False)}
             for index, message in enumerate(messages[start : start + SEND_BATCH], start)
         ]
-        reply = service.queue_client.send_message_batch(QueueUrl=queue, Entries=entries)
+        try:
+            reply = service.queue_client.send_message_batch(QueueUrl=queue, Entries=entries)
+        except ClientError as error:
+            code = str(error.response.get("Error", {}).get("Code", ""))
+            if code in QUEUE_REFUSALS or code.startswith("KMS."):
+                raise PartsQueueUnusable(
+                    f"the parts queue refused the job's parts ({code}): set {ENV_PARTS_QUEUE_URL} to the URL of the parts "
+                    "queue and let the function's role send to it (and use its KMS key), then submit the job again",
+                    field=ENV_PARTS_QUEUE_URL,
+                ) from error
+            raise
         if reply.get("Failed"):
             raise RuntimeError(f"SQS refused parts {[f['Id'] for f in reply['Failed']]}: {reply['Failed'][0].get('Message')}")
 
@@ -122,17 +180,62 @@ def is_part_message(body: object) -> bool:
     return isinstance(body, Mapping) and isinstance(body.get(PART_MESSAGE), Mapping)
 
 
-def serve_part(service: Service, body: Mapping[str, Any], record: Mapping[str, Any], call: LambdaCall) -> dict[str, Any]:
-    """Render one part (unless stored already), then assemble if it was the last one missing.
+@dataclass(frozen=True)
+class PartOrder:
+    """A part message checked against its job's stored plan: the plan's part, never the message's words.
 
-    From the dead-letter queue, the part's retries are spent: the job is marked failed instead."""
-    message = body[PART_MESSAGE]
-    keys = ResultKeys(str(message["bucket"]), str(message["folder"]))
-    part = Part.from_json(message["part"])
-    total = int(message["total"])
+    Anyone able to put a message on the parts queue or its dead-letter queue could otherwise
+    finish, fill or fail any job in flight, or have the function write where it is told; so the
+    message only locates a planned part (results bucket, a result folder, the plan's id, an
+    index) and everything else comes from the plan."""
+
+    keys: ResultKeys
+    plan: Mapping[str, Any]
+    part: Part
+
+    @property
+    def total(self) -> int:
+        return int(self.plan["parts_total"])
+
+    @classmethod
+    def from_message(cls, service: Service, body: object) -> PartOrder:
+        """The planned part ``body`` names, or ``PartMessageRefused`` naming the field that does not match."""
+        message = body.get(PART_MESSAGE) if isinstance(body, Mapping) else None
+        if not isinstance(message, Mapping) or set(message) != MESSAGE_FIELDS:
+            raise PartMessageRefused(f"a part message holds exactly {', '.join(sorted(MESSAGE_FIELDS))}", field=PART_MESSAGE)
+        bucket, folder, plan_id, index = (message[name] for name in ("bucket", "folder", "plan", "index"))
+        if bucket != service.config.results_bucket:
+            raise PartMessageRefused("the part names another bucket than the results bucket", field="bucket")
+        prefix = service.config.results_prefix
+        if not isinstance(folder, str) or not folder.startswith(prefix) or not folder.endswith("/") or len(folder) == len(prefix):
+            raise PartMessageRefused(f"the part's folder is not a result folder under {prefix!r}", field="folder")
+        keys = ResultKeys(bucket, folder)
+        plan_doc = service.store.get_json(keys.bucket, keys.plan)
+        if plan_doc is None or not isinstance(plan_id, str) or plan_doc.get("plan_id") != plan_id:
+            raise PartMessageRefused("no plan of that id in the part's folder", field="plan")
+        parts = plan_doc.get("parts")
+        if not isinstance(index, int) or isinstance(index, bool) or not isinstance(parts, list) or not 0 <= index < len(parts):
+            raise PartMessageRefused("the plan has no part of that index", field="index")
+        return cls(keys, plan_doc, Part.from_json(parts[index]))
+
+
+def _order(service: Service, body: object, queue: str) -> PartOrder | None:
+    """The message's planned part, or None after logging why it is dropped (a raise would only bring it back)."""
+    try:
+        return PartOrder.from_message(service, body)
+    except PartMessageRefused as error:
+        logger.warning("part message dropped", extra={"queue": queue, "error": error.to_dict()})
+        return None
+
+
+def serve_part(service: Service, body: Mapping[str, Any], call: LambdaCall) -> dict[str, Any]:
+    """Render one planned part (unless stored already), then assemble if it was the last one missing;
+    a message that names no planned part is dropped."""
+    order = _order(service, body, "parts")
+    if order is None:
+        return {"status": "dropped"}
+    keys, part, total = order.keys, order.part, order.total
     store = service.store
-    if record.get("eventSourceARN") is not None and record.get("eventSourceARN") == service.config.parts_dlq_arn:
-        return _fail_job(service, keys, part.index, call.request_id)
     if store.head(keys.bucket, keys.manifest) is not None:
         return {"part": part.index, "status": "job_finished"}
     status = "stored_already"
@@ -157,9 +260,29 @@ def serve_part(service: Service, body: Mapping[str, Any], record: Mapping[str, A
         status = "rendered"
         logger.info("part rendered", extra={"part": part.index, "total": total, "synth_ms": round(synth_ms, 1)})
     result: dict[str, Any] = {"part": part.index, "status": status}
-    if len(store.list_keys(keys.bucket, keys.parts_prefix)) >= total:
-        result["assembly"] = assemble(service, keys, message["format"], part.options, total, request_id=call.request_id)
+    rendered = _rendered(service, keys)
+    if all(keys.part(index) in rendered for index in range(total)):  # every part's audio, not its errors
+        result["assembly"] = assemble(service, keys, str(order.plan["format"]), part.options, total, request_id=call.request_id)
     return result
+
+
+def serve_dead_letter(service: Service, record: Mapping[str, Any], call: LambdaCall) -> dict[str, Any]:
+    """A part whose retries are spent fails its job; what names no planned part is logged and
+    dropped. Never raised for its content: the dead-letter queue has no queue behind it, so a
+    raise would bring the message back every visibility timeout until its retention ends."""
+    try:
+        body: object = json.loads(str(record.get("body")))
+    except ValueError:
+        body = None
+    order = _order(service, body, "dead_letter")
+    if order is None:
+        return {"status": "dropped"}
+    return _fail_job(service, order.keys, order.part.index, call.request_id)
+
+
+def _rendered(service: Service, keys: ResultKeys) -> set[str]:
+    """The keys of the parts whose audio is stored (a part that failed once leaves its error beside them)."""
+    return {key for key in service.store.list_keys(keys.bucket, keys.parts_prefix) if key.endswith(".f32")}
 
 
 # --- the assembly -------------------------------------------------------------------------------
@@ -304,7 +427,7 @@ def progress(service: Service, keys: ResultKeys, job_id: str) -> dict[str, Any] 
     plan_doc = store.get_json(keys.bucket, keys.plan)
     if plan_doc is None:
         return None
-    done = len([key for key in store.list_keys(keys.bucket, keys.parts_prefix) if key.endswith(".f32")])
+    done = len(_rendered(service, keys))
     if store.head(keys.bucket, keys.claim) is not None:
         status = "assembling"
     else:

@@ -49,8 +49,9 @@ def submit(service: Service, data: object) -> Job:
     size = len(document.encode("utf-8", "surrogatepass"))
     if size > service.config.max_object_bytes:
         raise ObjectTooLarge(size, service.config.max_object_bytes)
-    # The renderer would refuse unreadable characters, empty or over-long text: its check, now.
-    request.prepare(service.engine)
+    # The renderer would refuse unreadable characters, empty or over-long text: its check, now;
+    # and the planner a job in parts too large to assemble, as far as the text alone tells.
+    fanout.check_bounds(service, request.prepare(service.engine))
     body = document.encode("utf-8")
     job_id = uuid.uuid4().hex
     job = Job(job_id, bucket, service.layout.job_key(job_id), results.utc_now())

@@ -35,7 +35,7 @@ from supertonic_engine.errors import DeadlineExceeded
 
 from . import fanout, results
 from .described import store_sidecars
-from .errors import RecordsLeft, is_input_fault
+from .errors import PartsQueueUnusable, RecordsLeft, is_input_fault, log_error
 from .invocation import LambdaCall
 from .layout import KeyKind, ResultKeys, revision
 from .rendering import Rendered, render
@@ -153,6 +153,10 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
         except (ObjectMissing, ObjectChanged) as error:
             # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
             return _skip(bucket, key, error.code)
+        except PartsQueueUnusable as error:
+            # No retry of the event can send the parts: the job fails, naming the setting.
+            log_error(error, "fan-out", key=key)
+            return _fail(service, source, keys, error, call.request_id, submitted_at)
         except DeadlineExceeded as error:
             if not blames_text(call, error):
                 return _left(bucket, key)

@@ -172,9 +172,11 @@ class SqsSource:
             raw, message_id = record.raw_event, record.message_id
             at = f"Records[{index_of[id(raw)]}]"
             try:
-                body = sqs_body(raw, at)
-                if fanout.is_part_message(body):  # a long job's part (fanout.py), or its dead letter
-                    result = fanout.serve_part(service, body, raw, call)
+                # Read before its body: a dead letter is never raised, whatever it holds (fanout.py).
+                if raw.get("eventSourceARN") is not None and raw.get("eventSourceARN") == service.config.parts_dlq_arn:
+                    result = fanout.serve_dead_letter(service, raw, call)
+                elif fanout.is_part_message(body := sqs_body(raw, at)):  # a long job's part (fanout.py)
+                    result = fanout.serve_part(service, body, call)
                 else:
                     result = serve_wrapped(service, body, f"{at}.body", call)
             except Exception as error:  # this message's failure, not the batch's: the others go on
