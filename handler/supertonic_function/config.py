@@ -264,6 +264,9 @@ def _prefix(raw: str) -> str:
 # 128-10,240 MB, timeout at most 900 s; a streamed answer is at most 200 MB
 # (docs.aws.amazon.com/lambda/latest/dg/configuration-response-streaming.html).
 LAMBDA_MIN_MEMORY_MB = 128
+# /tmp: 512-10,240 MB (docs.aws.amazon.com/lambda/latest/dg/configuration-ephemeral-storage.html).
+LAMBDA_MIN_EPHEMERAL_MB = 512
+LAMBDA_MAX_EPHEMERAL_MB = 10_240
 LAMBDA_MAX_MEMORY_MB = 10_240
 LAMBDA_MAX_TIMEOUT_S = 900.0
 STREAM_MAX_BYTES = 200 * 1000 * 1000
@@ -351,7 +354,7 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "parts_queue_url": (ENV_PARTS_QUEUE_URL, _optional_str),
     "parts_dlq_arn": (ENV_PARTS_DLQ_ARN, _optional_str),
     "fanout_min_chars": (ENV_FANOUT_MIN_CHARS, _positive_int),
-    "ephemeral_storage_mb": (ENV_EPHEMERAL_STORAGE_MB, _positive_int),
+    "ephemeral_storage_mb": (ENV_EPHEMERAL_STORAGE_MB, _whole(LAMBDA_MIN_EPHEMERAL_MB, LAMBDA_MAX_EPHEMERAL_MB)),
     "invoke_mode": (ENV_INVOKE_MODE, _invoke_mode),
     "first_chunk_chars": (ENV_FIRST_CHUNK_CHARS, _positive_int_or_none),
     "first_chunk_steps": (ENV_FIRST_CHUNK_STEPS, _positive_int_or_none),
