@@ -1,9 +1,9 @@
 """template.yaml as deployed with chosen parameters: the parts mappings inside the function's
 reserved concurrency, and the alarms that say when jobs fail.
 
-``Deployed`` evaluates what CloudFormation decides from the parameters (their constraints,
-Conditions, ``Fn::If``, ``Fn::FindInMap``, ``AWS::NoValue``, resources' ``Condition``) and hands
-every other intrinsic to the harness's ``Template.resolve``, which names things as a local stack.
+``Deployed`` checks the parameters' constraints as CloudFormation does before it reads the template,
+then has the harness's ``Template`` evaluate the rest (Conditions, ``Fn::If``, ``Fn::FindInMap``,
+``AWS::NoValue``, resources' ``Condition``, and the intrinsics that name things as a local stack).
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from supertonic_harness.function import template as template_module
-from supertonic_harness.function.template import Template
+from supertonic_harness.function.template import Template, TemplateError
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
-DOCUMENT: dict[str, Any] = yaml.load(TEMPLATE.read_text(), Loader=template_module._CfnLoader)  # nosec B506
+LOADED = Template.load(TEMPLATE)
 FUNCTION = "TtsFunction"
 ALARM_TYPE = "AWS::CloudWatch::Alarm"
 # ScalingConfig.MaximumConcurrency: at least 2, at most 1,000
@@ -27,7 +25,6 @@ ALARM_TYPE = "AWS::CloudWatch::Alarm"
 MAPPING_CONCURRENCY = range(2, 1001)
 # What a reserved concurrency must keep for the function URL and the S3 events beside the mappings:
 # a fifth of it, at least one (template.yaml, Mappings.ConcurrencyShares).
-_NO_VALUE = object()
 
 
 class Refused(Exception):
@@ -36,66 +33,18 @@ class Refused(Exception):
 
 class Deployed:
     def __init__(self, overrides: dict[str, Any] | None = None) -> None:
-        parameters = DOCUMENT["Parameters"]
-        values = {name: str(p.get("Default", "")) for name, p in parameters.items()}
-        values.update({name: str(value) for name, value in (overrides or {}).items()})
-        for name, value in values.items():
-            _check_parameter(name, parameters[name], value)
-        self.template = Template(
-            resources=DOCUMENT["Resources"],
-            parameters={name: {**p, "Default": values[name]} for name, p in parameters.items()},
-        )
-        self.conditions: dict[str, bool] = {}
-        for name in DOCUMENT.get("Conditions") or {}:
-            self._condition(name)
-        self.resources = {
-            logical_id: self.evaluate(resource)
-            for logical_id, resource in DOCUMENT["Resources"].items()
-            if "Condition" not in resource or self.conditions[resource["Condition"]]
-        }
-
-    def _condition(self, name: str) -> bool:
-        if name not in self.conditions:
-            self.conditions[name] = self._truth(DOCUMENT["Conditions"][name])
-        return self.conditions[name]
-
-    def _truth(self, expression: Any) -> bool:
-        ((function, argument),) = expression.items()
-        if function == "Fn::Equals":
-            left, right = (self.evaluate(a) for a in argument)
-            return str(left) == str(right)
-        if function == "Fn::Not":
-            return not self._truth(argument[0])
-        if function == "Fn::And":
-            return all(self._truth(a) for a in argument)
-        if function == "Fn::Or":
-            return any(self._truth(a) for a in argument)
-        if function in ("Condition", "Fn::Condition"):
-            return self._condition(argument)
-        raise AssertionError(f"a condition function this evaluator does not know: {function}")
+        self.template = LOADED.with_parameters(overrides or {})
+        for name, parameter in self.template.parameters.items():
+            _check_parameter(name, parameter, str(parameter.get("Default", "")))
+        try:
+            for name in self.template.conditions:
+                self.template.condition(name)  # CloudFormation evaluates every condition, used or not
+            self.resources = {logical_id: self.evaluate(resource) for logical_id, resource in self.template.created().items()}
+        except TemplateError as error:
+            raise Refused(str(error)) from None
 
     def evaluate(self, value: Any) -> Any:
-        if isinstance(value, list):
-            return [v for v in (self.evaluate(item) for item in value) if v is not _NO_VALUE]
-        if not isinstance(value, dict):
-            return value
-        if len(value) == 1:
-            ((function, argument),) = value.items()
-            if function == "Ref" and argument == "AWS::NoValue":
-                return _NO_VALUE
-            if function == "Fn::If":
-                condition, chosen, otherwise = argument
-                return self.evaluate(chosen if self._condition(condition) else otherwise)
-            if function == "Fn::FindInMap":
-                name, top, second = (str(self.evaluate(a)) for a in argument)
-                try:
-                    return DOCUMENT["Mappings"][name][top][second]
-                except KeyError:
-                    raise Refused(f"no {name}.{top}.{second} in Mappings") from None
-            if function.startswith("Fn::") or function == "Ref":
-                resolved = self.template.resolve(value)
-                return value if resolved is None else resolved  # a resource's own Ref or attribute stays symbolic
-        return {k: v for k, v in ((k, self.evaluate(v)) for k, v in value.items()) if v is not _NO_VALUE}
+        return self.template.evaluate(value)
 
     def of_type(self, resource_type: str) -> dict[str, dict[str, Any]]:
         return {k: v for k, v in self.resources.items() if v["Type"] == resource_type}
@@ -159,6 +108,40 @@ def test_unreserved_the_parts_mapping_takes_its_own_ceiling() -> None:
     parts, dead = deployed.sqs_mappings()
     assert parts["Queue"] == deployed.template.resolve({"Fn::GetAtt": ["PartsQueue", "Arn"]})
     assert (parts["ScalingConfig"]["MaximumConcurrency"], dead["ScalingConfig"]["MaximumConcurrency"]) == ("40", 2)
+
+
+def _local_ceilings(template: Template) -> dict[str, int | None]:
+    """Queue logical id -> the MaximumConcurrency the emulator gives the function's mapping of it."""
+    arns = {queue.arn: logical_id for logical_id, queue in template.queues().items()}
+    return {arns[trigger.queue_arn]: trigger.maximum_concurrency for trigger in template.function().sqs_triggers}
+
+
+def test_the_emulator_s_mappings_get_the_ceilings_the_stack_would() -> None:
+    loaded = Template.load(TEMPLATE)
+    # Unreserved (ReservedConcurrency 0): the parts take PartsMaximumConcurrency, the dead letters row 0.
+    assert _local_ceilings(loaded) == {"PartsQueue": 100, "PartsDeadLetterQueue": 2}
+    assert _local_ceilings(loaded.with_parameters({"ReservedConcurrency": 5})) == {"PartsQueue": 2, "PartsDeadLetterQueue": 2}
+    assert _local_ceilings(loaded) == {"PartsQueue": 100, "PartsDeadLetterQueue": 2}  # the copy left the original as it was
+
+
+def test_the_emulator_makes_only_the_queues_and_mappings_whose_condition_holds() -> None:
+    template = Template(
+        resources={
+            "Fn": {"Type": "AWS::Serverless::Function", "Properties": {"Events": {}}},
+            "Always": {"Type": "AWS::SQS::Queue"},
+            "Spare": {"Type": "AWS::SQS::Queue", "Condition": "WantSpare"},
+            "SpareMapping": {
+                "Type": "AWS::Lambda::EventSourceMapping",
+                "Condition": "WantSpare",
+                "Properties": {"FunctionName": {"Ref": "Fn"}, "EventSourceArn": {"Fn::GetAtt": ["Spare", "Arn"]}},
+            },
+        },
+        parameters={"Spare": {"Type": "String", "Default": "no"}},
+        conditions={"WantSpare": {"Fn::Equals": [{"Ref": "Spare"}, "yes"]}},
+    )
+    assert list(template.queues()) == ["Always"] and template.function().sqs_triggers == []
+    wanted = template.with_parameters({"Spare": "yes"})
+    assert list(wanted.queues()) == ["Always", "Spare"] and len(wanted.function().sqs_triggers) == 1
 
 
 def test_a_part_gets_the_receives_aws_advises_for_a_lambda_consumer() -> None:

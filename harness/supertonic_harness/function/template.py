@@ -1,8 +1,10 @@
 """What the SAM template says the function needs locally: buckets, queues, environment, memory, timeout, triggers.
 
-Only the intrinsics that name things are resolved (``!Ref``, ``!Sub``, ``!GetAtt ...Arn``,
-``!Join``), with the pseudo parameters a local stack would have; anything else is left out and
-listed in ``unresolved`` so the caller can say so.
+The intrinsics that name things are resolved (``!Ref``, ``!Sub``, ``!GetAtt ...Arn``, ``!Join``),
+with the pseudo parameters a local stack would have, and so are the ones that choose what the stack
+gets from its parameters as CloudFormation would: ``Conditions`` (``!Equals``, ``!Not``, ``!And``,
+``!Or``, ``!Condition``), ``!If``, ``!FindInMap``, ``!Ref AWS::NoValue`` and a resource's
+``Condition``. Anything else is left out and listed in ``unresolved`` so the caller can say so.
 
 The short tags are read by a ``yaml.SafeLoader`` of its own, not by ``cfnlint.decode`` (cfn-lint
 1.58), though both give equal documents for the repository's templates: importing
@@ -16,8 +18,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,12 @@ def _short_tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> dict[str, An
 _CfnLoader.add_multi_constructor("!", _short_tag)
 
 _SUB_VARIABLE = re.compile(r"\$\{([^}!][^}]*)\}")
+# What ``!Ref AWS::NoValue`` evaluates to: the property (or list item) it stands for is left out.
+NO_VALUE: Any = object()
+
+
+class TemplateError(ValueError):
+    """The template cannot be evaluated with these parameters (CloudFormation would refuse it too)."""
 
 
 @dataclass(frozen=True)
@@ -138,10 +146,13 @@ class Template:
     resources: dict[str, Any]
     parameters: dict[str, Any] = field(default_factory=dict)
     globals: dict[str, Any] = field(default_factory=dict)
+    mappings: dict[str, Any] = field(default_factory=dict)
+    conditions: dict[str, Any] = field(default_factory=dict)
     region: str = "us-east-1"
     account_id: str = "123456789012"
     stack_name: str = "supertonic-local"
     unresolved: list[str] = field(default_factory=list)
+    _truths: dict[str, bool] = field(default_factory=dict, init=False, repr=False)  # the Conditions evaluated so far
 
     @classmethod
     def load(cls, path: Path = DEFAULT_TEMPLATE, *, region: str = "us-east-1") -> Template:
@@ -150,21 +161,39 @@ class Template:
             resources=document.get("Resources") or {},
             parameters=document.get("Parameters") or {},
             globals=(document.get("Globals") or {}).get("Function") or {},
+            mappings=document.get("Mappings") or {},
+            conditions=document.get("Conditions") or {},
             region=region,
         )
+
+    def with_parameters(self, values: Mapping[str, Any]) -> Template:
+        """This template as deployed with ``values`` for some of its parameters (the rest at their defaults)."""
+        unknown = set(values) - set(self.parameters)
+        if unknown:
+            raise TemplateError(f"no parameter {', '.join(sorted(unknown))} in the template; it has: {', '.join(self.parameters)}")
+        parameters = {name: {**p, "Default": values[name]} if name in values else p for name, p in self.parameters.items()}
+        return replace(self, parameters=parameters, unresolved=[])
+
+    def created(self) -> dict[str, Any]:
+        """Logical id -> resource of every resource the stack creates: those whose ``Condition`` holds."""
+        return {
+            logical_id: resource
+            for logical_id, resource in self.resources.items()
+            if "Condition" not in resource or self.condition(resource["Condition"])
+        }
 
     def buckets(self) -> dict[str, str]:
         """Logical id -> bucket name of every bucket the template creates."""
         return {
             logical_id: self._bucket_name(logical_id)
-            for logical_id, resource in self.resources.items()
+            for logical_id, resource in self.created().items()
             if resource.get("Type") == BUCKET_TYPE
         }
 
     def queues(self) -> dict[str, QueueConfig]:
         """Logical id -> settings of every SQS queue the template creates, dead-letter queues first."""
         found = {}
-        for logical_id, resource in self.resources.items():
+        for logical_id, resource in self.created().items():
             if resource.get("Type") != QUEUE_TYPE:
                 continue
             properties = resource.get("Properties") or {}
@@ -186,7 +215,7 @@ class Template:
 
     def function(self, logical_id: str | None = None) -> FunctionConfig:
         """The function's configuration (the only function, or ``logical_id``), Globals merged in."""
-        functions = {k: v for k, v in self.resources.items() if v.get("Type") in FUNCTION_TYPES}
+        functions = {k: v for k, v in self.created().items() if v.get("Type") in FUNCTION_TYPES}
         if logical_id is None:
             if len(functions) != 1:
                 raise ValueError(f"the template has {len(functions)} functions; name one of: {', '.join(functions)}")
@@ -226,7 +255,7 @@ class Template:
     def _sqs_triggers(self, function_id: str, events: dict[str, Any]) -> list[SqsTrigger]:
         """The function's SQS mappings: its ``Type: SQS`` events and the mappings naming it."""
         settings = [(event.get("Properties") or {}) for event in events.values() if event.get("Type") == "SQS"]
-        for resource in self.resources.values():
+        for resource in self.created().values():
             properties = resource.get("Properties") or {}
             target = properties.get("FunctionName")
             if resource.get("Type") == MAPPING_TYPE and target in ({"Ref": function_id}, function_id, {"Fn::GetAtt": [function_id, "Arn"]}):
@@ -276,7 +305,11 @@ class Template:
             return None
         ((function, argument),) = value.items()
         if function == "Ref":
-            return self._ref(argument)
+            return None if argument == "AWS::NoValue" else self._ref(argument)
+        if function == "Fn::If":
+            return self.resolve(self._chosen(argument))
+        if function == "Fn::FindInMap":
+            return self.resolve(self._find_in_map(argument))
         if function == "Fn::GetAtt":
             return self._get_att(*argument) if isinstance(argument, list) and len(argument) == 2 else None
         if function == "Fn::Sub":
@@ -285,6 +318,70 @@ class Template:
             parts = [self.resolve(part) for part in argument[1]]
             return None if None in parts else str(argument[0]).join(parts)  # type: ignore[arg-type]
         return None
+
+    def evaluate(self, value: Any) -> Any:
+        """``value`` (a property, a resource) as deployed: ``!If`` branches chosen, ``!FindInMap``
+        looked up, ``AWS::NoValue`` items and keys left out, and every other intrinsic resolved
+        where a local stack can (a resource's own ``!Ref`` or attribute stays as it is written)."""
+        if isinstance(value, list):
+            return [item for item in (self.evaluate(v) for v in value) if item is not NO_VALUE]
+        if not isinstance(value, dict):
+            return value
+        if len(value) == 1:
+            ((function, argument),) = value.items()
+            if function == "Ref" and argument == "AWS::NoValue":
+                return NO_VALUE
+            if function == "Fn::If":
+                return self.evaluate(self._chosen(argument))
+            if function == "Fn::FindInMap":
+                return self.evaluate(self._find_in_map(argument))
+            if function == "Ref" or function.startswith("Fn::"):
+                resolved = self.resolve(value)
+                return value if resolved is None else resolved
+        return {key: item for key, item in ((k, self.evaluate(v)) for k, v in value.items()) if item is not NO_VALUE}
+
+    def condition(self, name: str) -> bool:
+        """Whether the template's condition ``name`` holds with the parameters' values."""
+        if name not in self._truths:
+            if name not in self.conditions:
+                raise TemplateError(f"no condition {name!r} in the template's Conditions; it has: {', '.join(self.conditions)}")
+            self._truths[name] = self._truth(self.conditions[name])
+        return self._truths[name]
+
+    def _truth(self, expression: Any) -> bool:
+        if not isinstance(expression, dict) or len(expression) != 1:
+            raise TemplateError(f"a condition must be one condition function, not {expression!r}")
+        ((function, argument),) = expression.items()
+        if function == "Fn::Equals":
+            # CloudFormation compares the two values as strings (a Number parameter is a string too).
+            left, right = (self.resolve(side) for side in argument)
+            return left == right
+        if function == "Fn::Not":
+            return not self._truth(argument[0])
+        if function == "Fn::And":
+            return all(self._truth(a) for a in argument)
+        if function == "Fn::Or":
+            return any(self._truth(a) for a in argument)
+        if function in ("Condition", "Fn::Condition"):
+            return self.condition(argument)
+        raise TemplateError(f"a condition function this reader does not know: {function}")
+
+    def _chosen(self, argument: Any) -> Any:
+        """The branch ``!If [condition, if_true, if_false]`` takes."""
+        name, if_true, if_false = argument
+        return if_true if self.condition(name) else if_false
+
+    def _find_in_map(self, argument: Any) -> Any:
+        name, top, second = (self.resolve(key) for key in argument)
+        # Mapping keys are strings to CloudFormation; YAML may have read an unquoted 5 as a number.
+        rows = {str(key): row for key, row in (self.mappings.get(str(name)) or {}).items()}
+        columns = {str(key): value for key, value in (rows.get(str(top)) or {}).items()}
+        if second not in columns:
+            raise TemplateError(
+                f"no {name}.{top}.{second} in the template's Mappings: give the parameter that chose {top!r} "
+                f"one of the values {name} has rows for ({', '.join(rows) or 'none'})"
+            )
+        return columns[str(second)]
 
     def _ref(self, name: str) -> str | None:
         pseudo = {
