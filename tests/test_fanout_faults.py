@@ -171,3 +171,53 @@ def test_the_function_is_told_the_tmp_its_assembly_fills():
     function = template.function("TtsFunction")
     size = template.resources["TtsFunction"]["Properties"]["EphemeralStorage"]["Size"]
     assert FunctionConfig.from_env(function.environment).ephemeral_storage_mb == size
+
+
+def test_a_dead_letter_whose_folder_no_key_can_hold_or_whose_json_is_too_deep_is_dropped(app, s3, queues, json_logs):
+    drop_job(app, s3)
+    messages = receive_all(queues["parts"])
+    real = json.loads(messages[0]["Body"])["supertonic_part"]
+    folders = [
+        real["folder"] + "\ud800/",  # a lone surrogate: botocore cannot send it to S3 as a key
+        real["folder"] + "x" * 1100 + "/",  # past S3's 1,024-byte keys
+    ]
+    unkeyable = [json.dumps({"supertonic_part": {**real, "folder": folder}}) for folder in folders]
+    too_deep = "[" * 100_000  # deeper than the JSON parser recurses
+    assert _deliver(app, queues["dlq_arn"], [*unkeyable, too_deep]) == {"batchItemFailures": []}
+    # On the parts queue, what is no JSON is a malformed message of its own (retried, then a dead letter, dropped).
+    answer = _deliver(app, queues["parts_arn"], [*unkeyable, too_deep])
+    assert len(answer["batchItemFailures"]) == 1
+    assert len([line for line in json_logs() if line.get("message") == "part message dropped"]) == 3 + 2
+    for message in messages:
+        app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
+    assert _manifest(s3)["status"] == "done"
+
+
+# Breaks enough for 43,000 s of audio in 860 chunks of one letter each: 860 characters to read, under
+# the template's fan-out threshold (4,000), so rendered in one invocation: its file must fit /tmp too.
+SHORT_BREAKS_JOB = {**LONG_JOB, "text": "<speak>" + ("a" + '<break time="10s"/>' * 5) * 860 + "</speak>"}
+
+
+def test_a_job_made_in_one_invocation_is_bounded_by_tmp_too(app, s3):
+    from supertonic_function.fanout import fans_out
+
+    prepared = parse_request(SHORT_BREAKS_JOB, voices=app.service.voices).prepare(app.service.engine)
+    assert prepared.total_silence_s > 40_000 and not fans_out(app.service, prepared)
+    request = http_to_event("POST", "/v1/jobs", [("content-type", "application/json")], json.dumps(SHORT_BREAKS_JOB).encode())
+    reply = app.lambda_handler(request, LambdaContext())
+    assert reply["statusCode"] == 413, reply
+    error = json.loads(reply["body"])["error"]
+    assert error["code"] == "job_too_large" and "SUPERTONIC_EPHEMERAL_STORAGE_MB" in error["message"]
+    result = drop_job(app, s3, SHORT_BREAKS_JOB, key="input/short-breaks.json")["results"][0]
+    assert result["status"] == "failed" and result["reason"] == "job_too_large"
+
+
+def test_a_wav_job_is_bounded_by_riff_s_32_bit_sizes_however_large_tmp_is(app, monkeypatch):
+    from supertonic_engine import audio_format
+    from supertonic_function.fanout import tmp_audio_s
+
+    monkeypatch.setattr(app.service, "config", dataclasses.replace(app.service.config, ephemeral_storage_mb=10_240))
+    wav, flac = audio_format("wav"), audio_format("flac")
+    rate = app.service.engine.sample_rate
+    assert tmp_audio_s(app.service, wav) * 2 * rate < 2**32  # the WAV file's sizes still fit their fields
+    assert tmp_audio_s(app.service, flac) * 2 * rate == 10_240 * 2**20  # FLAC has no such field: /tmp decides

@@ -197,5 +197,5 @@ def _json(text: object, path: str) -> Any:
         raise MalformedEvent(path, "a string holding a JSON event")
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         raise MalformedEvent(path, "JSON: an S3 notification, an SNS envelope or an EventBridge event") from None

@@ -36,13 +36,14 @@ import numpy as np
 from botocore.exceptions import ClientError
 
 from supertonic_engine import AudioWriter, Part, Prepared, SynthesisOptions, audio_format, content_type
+from supertonic_engine.audio import AudioFormat
 
 from . import results
 from .config import ENV_EPHEMERAL_STORAGE_MB, ENV_PARTS_QUEUE_URL
 from .described import store_sidecars
 from .errors import JobTooLarge, PartMessageRefused, PartsQueueUnusable
 from .invocation import LambdaCall
-from .layout import ResultKeys
+from .layout import MAX_KEY_BYTES, ResultKeys
 from .results import AudioSummary, ChunkEntry
 from .service import Service
 from .telemetry import logger
@@ -57,15 +58,24 @@ MESSAGE_FIELDS = frozenset({"bucket", "folder", "plan", "index"})
 # about 3.5 MB; the assembly reads the parts one after another in one invocation of at most 900 s
 # (/work/shared/lambda-notes.md: timeout 900 s), 0.9 s a part at 1,000.
 MAX_PARTS = 1000
-# The assembly encodes the whole audio into /tmp before its upload; the largest encoding of it is
-# 16-bit WAV (supertonic_engine's "wav": PCM_16, one channel), 2 bytes a sample.
-WAV_BYTES_PER_SAMPLE = 2
+# A WAV file's RIFF and data sizes are 32-bit fields (the header supertonic_engine.audio_stream
+# packs): a WAV file holds less than 4 GiB of samples however large /tmp is.
+WAV_MAX_BYTES = 0xFFFFFFFF - 44
 # SQS error codes that no retry fixes: the queue is missing, or the role or the queue's KMS key
 # refuses the function (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/CommonErrors.html
-# and API_SendMessageBatch.html#API_SendMessageBatch_Errors; KMS errors are spelled "KMS.<name>").
+# and API_SendMessageBatch.html#API_SendMessageBatch_Errors, which spells KMS's "KmsAccessDenied",
+# "KmsDisabled", ... and "InvalidSecurity"; the older query protocol answered "KMS.<name>").
 QUEUE_REFUSALS = frozenset(
-    {"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist", "AccessDenied", "AccessDeniedException", "InvalidAddress"}
+    {
+        "AWS.SimpleQueueService.NonExistentQueue",
+        "QueueDoesNotExist",
+        "AccessDenied",
+        "AccessDeniedException",
+        "InvalidAddress",
+        "InvalidSecurity",
+    }
 )
+QUEUE_REFUSAL_PREFIXES = ("KMS.", "Kms")
 
 
 def fans_out(service: Service, prepared: Prepared) -> bool:
@@ -74,25 +84,34 @@ def fans_out(service: Service, prepared: Prepared) -> bool:
     return queue is not None and len(prepared.chunks) > 1 and sum(map(len, prepared.chunks)) >= threshold
 
 
+def tmp_audio_s(service: Service, fmt: AudioFormat) -> float:
+    """The most seconds of audio a job may make in ``fmt``: every job's file is encoded into /tmp
+    before its upload (in one invocation, or by the assembly of its parts), at most at the format's
+    largest bitrate; a WAV file also within its 32-bit sizes."""
+    capacity = service.config.ephemeral_storage_mb * 2**20
+    if fmt.name == "wav":
+        capacity = min(capacity, WAV_MAX_BYTES)
+    return capacity / fmt.max_bytes_per_s(service.engine.sample_rate)
+
+
 def check_bounds(service: Service, prepared: Prepared, *, speech_s: float = 0.0) -> None:
-    """Refuse a job rendered in parts that its one assembly could not hold: more than ``MAX_PARTS``
-    parts, or audio whose WAV passes the function's /tmp. Before synthesis the audio is its
-    silence alone (SSML breaks), known from the text; the planner adds the forecast speech."""
-    if not fans_out(service, prepared):
-        return
+    """Refuse a job its file could not hold: audio past ``tmp_audio_s``, or, rendered in parts, more
+    than ``MAX_PARTS`` parts. Before synthesis the audio is its silence alone (SSML breaks), known
+    from the text; the planner adds the forecast speech (a job made in one invocation has the
+    engine check its forecast against ``tmp_audio_s``)."""
     parts = len(prepared.chunks)
-    if parts > MAX_PARTS:
+    if parts > MAX_PARTS and fans_out(service, prepared):
         raise JobTooLarge(
             f"the job makes {parts:,} parts, over the {MAX_PARTS:,} one job may have; "
             "split the text into several jobs or use fewer SSML breaks (each one starts a part)"
         )
     audio_s = prepared.total_silence_s + speech_s
-    wav_bytes = audio_s * service.engine.sample_rate * WAV_BYTES_PER_SAMPLE
-    storage_mb = service.config.ephemeral_storage_mb
-    if wav_bytes > storage_mb * 2**20:
+    most_s = tmp_audio_s(service, prepared.format)
+    if audio_s > most_s:
         raise JobTooLarge(
-            f"the job's audio is about {audio_s:,.0f} s ({wav_bytes / 2**20:,.0f} MiB as WAV), more than the function's "
-            f"{storage_mb:,} MB /tmp ({ENV_EPHEMERAL_STORAGE_MB}) holds for its assembly; split the text into several jobs"
+            f"the job's audio is about {audio_s:,.0f} s, more than the {most_s:,.0f} s of {prepared.format.name} the function's "
+            f"{service.config.ephemeral_storage_mb:,} MB /tmp ({ENV_EPHEMERAL_STORAGE_MB}) holds for its file; split the text into "
+            "several jobs, or ask for a compressed format"
         )
 
 
@@ -162,7 +181,7 @@ def _send(service: Service, messages: list[dict[str, Any]]) -> None:
             reply = service.queue_client.send_message_batch(QueueUrl=queue, Entries=entries)
         except ClientError as error:
             code = str(error.response.get("Error", {}).get("Code", ""))
-            if code in QUEUE_REFUSALS or code.startswith("KMS."):
+            if code in QUEUE_REFUSALS or code.startswith(QUEUE_REFUSAL_PREFIXES):
                 raise PartsQueueUnusable(
                     f"the parts queue refused the job's parts ({code}): set {ENV_PARTS_QUEUE_URL} to the URL of the parts "
                     "queue and let the function's role send to it (and use its KMS key), then submit the job again",
@@ -207,7 +226,7 @@ class PartOrder:
         if bucket != service.config.results_bucket:
             raise PartMessageRefused("the part names another bucket than the results bucket", field="bucket")
         prefix = service.config.results_prefix
-        if not isinstance(folder, str) or not folder.startswith(prefix) or not folder.endswith("/") or len(folder) == len(prefix):
+        if not _is_result_folder(folder, prefix):
             raise PartMessageRefused(f"the part's folder is not a result folder under {prefix!r}", field="folder")
         keys = ResultKeys(bucket, folder)
         plan_doc = service.store.get_json(keys.bucket, keys.plan)
@@ -217,6 +236,17 @@ class PartOrder:
         if not isinstance(index, int) or isinstance(index, bool) or not isinstance(parts, list) or not 0 <= index < len(parts):
             raise PartMessageRefused("the plan has no part of that index", field="index")
         return cls(keys, plan_doc, Part.from_json(parts[index]))
+
+
+def _is_result_folder(folder: object, prefix: str) -> bool:
+    """A folder under the results prefix that S3 can take keys under (valid UTF-8, short enough)."""
+    if not isinstance(folder, str) or not folder.startswith(prefix) or not folder.endswith("/") or len(folder) == len(prefix):
+        return False
+    try:
+        longest = ResultKeys("", folder).part_error(MAX_PARTS).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no key can hold it
+        return False
+    return len(longest) <= MAX_KEY_BYTES
 
 
 def _order(service: Service, body: object, queue: str) -> PartOrder | None:
@@ -272,7 +302,7 @@ def serve_dead_letter(service: Service, record: Mapping[str, Any], call: LambdaC
     raise would bring the message back every visibility timeout until its retention ends."""
     try:
         body: object = json.loads(str(record.get("body")))
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         body = None
     order = _order(service, body, "dead_letter")
     if order is None:

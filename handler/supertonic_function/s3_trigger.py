@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
@@ -148,6 +148,7 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
             if fanout.fans_out(service, prepared):
                 planned = fanout.plan(service, prepared, keys, source.to_dict(), call, submitted_at=submitted_at)
                 return Outcome(bucket, key, planned, manifest_key=keys.manifest)
+            fanout.check_bounds(service, prepared)
             rendered = _render(service, prepared, call, audio_path)
             sidecars = store_sidecars(service, prepared, keys, budget=call.synthesis_budget_s)
         except (ObjectMissing, ObjectChanged) as error:
@@ -236,6 +237,10 @@ def _prepare(service: Service, source: SourceObject) -> Prepared:
 
 
 def _render(service: Service, prepared: Prepared, call: LambdaCall, audio_path: Path) -> Rendered:
+    # Encoded into /tmp: the engine refuses, on its forecast and before any audio, more than it holds.
+    most_s = fanout.tmp_audio_s(service, prepared.format)
+    if prepared.limits.max_audio_s is None or prepared.limits.max_audio_s > most_s:
+        prepared = replace(prepared, limits=replace(prepared.limits, max_audio_s=most_s))
     return render(
         service.engine,
         prepared,
