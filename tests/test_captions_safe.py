@@ -29,6 +29,7 @@ SHOWN = [
     ("<speak>&lt;c.red&gt;Red&lt;/c&gt; alert.</speak>", "ssml", "<c.red>Red</c> alert."),
     ("R&amp;D pays.", "text", "R&amp;D pays."),
     ("Fish & chips --> here.", "text", "Fish & chips --> here."),
+    ("{\\an8}Up top {b}bold{/b} now.", "text", "{\\an8}Up top {b}bold{/b} now."),  # SubRip players' brace tags
     # Cut at words: a symbol standing alone is a pause, not a word, so these are written close.
     ("A long sentence where 1<2 and 3>2 and R&D and <b>bold</b> words go on past two lines of a caption-->.", "text", None),
 ]
@@ -56,8 +57,8 @@ def srt_cue_texts(body: str) -> list[str]:
     for number, block in enumerate(body.replace("\r\n", "\n").replace("\r", "\n").split("\n\n")[:-1], 1):
         index, timing, *lines = block.split("\n")
         assert index == str(number) and SRT_TIMING.fullmatch(timing), block
-        assert lines and all(lines) and not any("-->" in line or "<" in line or ">" in line for line in lines), block
-        texts.append(" ".join(lines).replace("\u2039", "<").replace("\u203a", ">"))
+        assert lines and all(lines) and not any(mark in line for line in lines for mark in ("-->", "<", ">", "{", "}")), block
+        texts.append(" ".join(lines).translate(str.maketrans({"\u2039": "<", "\u203a": ">", "\u2774": "{", "\u2775": "}"})))
     return texts
 
 

@@ -254,11 +254,14 @@ def _ms(seconds: float) -> int:
 # cue text); a raw "<" starts a tag such as <v Bob> or <c.red>, a raw "&" a character reference.
 # With ">" escaped the text cannot hold "-->", which a cue's text may not contain.
 _VTT_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
-# SubRip has no escapes, and its players read <i>, <b>, <u> and <font> in cue text as markup: "<"
-# and ">" are replaced by the single angle quotation marks, which read alike and are never markup
-# (an entity such as "&lt;" would show as those four characters where a player does not decode it).
-# With ">" replaced the text cannot hold "-->", the arrow of a cue's timing line.
-_SRT_TEXT = str.maketrans({"<": "\u2039", ">": "\u203a"})
+# SubRip has no escapes, and its players read <b>, <i>, <u> and <font color=...> in cue text as
+# markup (SubRip's own source, https://forum.doom9.org/showpost.php?p=470941&postcount=2), some also
+# {b}, {i}, {u} and ASS overrides such as {\an8} (https://www.xmedia-recode.de/en/help/faq/srt.php):
+# "<", ">", "{" and "}" are replaced by look-alikes that are never markup (the single angle
+# quotation marks, the medium curly brackets); an entity such as "&lt;" would show as those four
+# characters where a player does not decode it. With ">" replaced the text cannot hold "-->", the
+# arrow of a cue's timing line.
+_SRT_TEXT = str.maketrans({"<": "\u2039", ">": "\u203a", "{": "\u2774", "}": "\u2775"})
 
 
 @dataclass(frozen=True)

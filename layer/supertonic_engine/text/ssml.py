@@ -19,7 +19,7 @@ import xml.parsers.expat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..errors import InvalidParameter, InvalidSsml, UnsupportedSsml, quoted
+from ..errors import InvalidParameter, InvalidSsml, UnsupportedSsml, clipped, quoted
 from .languages import LANGUAGES
 from .say_as import DATE_FORMATS, INTERPRETATIONS, say_as
 from .script import BLANK_LINE, Said, Script, Section, read_as
@@ -134,25 +134,26 @@ class _Reader:
 
     def start(self, name: str, attributes: dict[str, str], at: int) -> None:
         if not self.open and name != "speak":
-            raise InvalidSsml(f"an SSML document's root element is <speak>; this one is <{name}>")
+            raise InvalidSsml(f"an SSML document's root element is <speak>; this one is <{clipped(name)}>")
         if self.open and name == "speak":
             raise InvalidSsml("<speak> is the document's root: it cannot be inside another element")
         if len(self.open) >= MAX_DEPTH:
             raise InvalidSsml(f"the SSML nests elements more than {MAX_DEPTH} deep")
         if name not in ELEMENTS:
             raise UnsupportedSsml(
-                f"SSML <{name}> is not supported; this function reads {', '.join(f'<{e}>' for e in ELEMENTS)}. "
-                f"Remove <{name}> (its words are then read as they are)",
+                f"SSML <{clipped(name)}> is not supported; this function reads {', '.join(f'<{e}>' for e in ELEMENTS)}. "
+                f"Remove <{clipped(name)}> (its words are then read as they are)",
                 tag=name,
             )
         for attribute in attributes:
             if attribute not in _ATTRIBUTES[name] and not attribute.startswith("xmlns"):
                 raise UnsupportedSsml(
-                    f"SSML <{name} {attribute}=...> is not supported; <{name}> takes {', '.join(_ATTRIBUTES[name])}", tag=name
+                    f"SSML <{clipped(name)} {clipped(attribute)}=...> is not supported; <{clipped(name)}> takes {', '.join(_ATTRIBUTES[name])}",
+                    tag=name,
                 )
         outer = self.open[-1] if self.open else None
         if outer is not None and outer.name in ("sub", "say-as"):
-            raise InvalidSsml(f"<{outer.name}> holds text only; it holds <{name}>")
+            raise InvalidSsml(f"<{outer.name}> holds text only; it holds <{clipped(name)}>")
         lang = self._language(name, attributes, outer.lang if outer else self.default_lang)
         if name in ("p", "s"):
             self._separate(at)
@@ -263,12 +264,13 @@ class _Reader:
             raise InvalidSsml("<say-as> needs interpret-as, one of " + ", ".join(INTERPRETATIONS))
         if kind not in INTERPRETATIONS:
             raise UnsupportedSsml(
-                f'<say-as interpret-as="{kind}"> is not supported; interpret-as is one of {", ".join(INTERPRETATIONS)}', tag="say-as"
+                f'<say-as interpret-as="{clipped(kind)}"> is not supported; interpret-as is one of {", ".join(INTERPRETATIONS)}',
+                tag="say-as",
             )
         fmt = attributes.get("format")
         if fmt is not None and (kind != "date" or fmt not in DATE_FORMATS):
             raise UnsupportedSsml(
-                f'<say-as interpret-as="{kind}" format="{fmt}"> is not supported; format is for dates, one of {", ".join(DATE_FORMATS)}',
+                f'<say-as interpret-as="{clipped(kind)}" format="{clipped(fmt)}"> is not supported; format is for dates, one of {", ".join(DATE_FORMATS)}',
                 tag="say-as",
             )
 
@@ -292,12 +294,12 @@ def _break_seconds(attributes: Mapping[str, str]) -> float | None:
     if time is not None:
         match = _TIME.fullmatch(time)
         if match is None:
-            raise InvalidSsml(f'<break time="{time}">: write a time such as "500ms" or "1.5s"')
+            raise InvalidSsml(f'<break time="{clipped(time)}">: write a time such as "500ms" or "1.5s"')
         seconds = float(match.group(1)) / (1000.0 if match.group(2) == "ms" else 1.0)
         if seconds > MAX_BREAK_S:
-            raise InvalidSsml(f'<break time="{time}">: a break is at most {MAX_BREAK_S:g}s; use several for longer')
+            raise InvalidSsml(f'<break time="{clipped(time)}">: a break is at most {MAX_BREAK_S:g}s; use several for longer')
         return seconds
     strength = attributes.get("strength", "medium")
     if strength not in BREAK_STRENGTHS:
-        raise InvalidSsml(f'<break strength="{strength}">: strength is one of {", ".join(BREAK_STRENGTHS)}')
+        raise InvalidSsml(f'<break strength="{clipped(strength)}">: strength is one of {", ".join(BREAK_STRENGTHS)}')
     return BREAK_STRENGTHS[strength] or None
