@@ -169,8 +169,8 @@ def test_an_unreachable_parts_queue_is_retried_not_failed(app, s3, queues, monke
 def test_the_function_is_told_the_tmp_its_assembly_fills():
     template = Template.load(Path(__file__).resolve().parents[1] / "template.yaml")
     function = template.function("TtsFunction")
-    size = template.resources["TtsFunction"]["Properties"]["EphemeralStorage"]["Size"]
-    assert FunctionConfig.from_env(function.environment).ephemeral_storage_mb == size
+    size = template.resolve(template.resources["TtsFunction"]["Properties"]["EphemeralStorage"]["Size"])
+    assert size is not None and FunctionConfig.from_env(function.environment).ephemeral_storage_mb == int(size)
 
 
 def test_a_dead_letter_whose_folder_no_key_can_hold_or_whose_json_is_too_deep_is_dropped(app, s3, queues, json_logs):

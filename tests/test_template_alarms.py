@@ -170,9 +170,9 @@ def _metric(alarm: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
 EXPECTED = {
     # alarm: (namespace, metric, the dimension naming the resource, the resource)
     "PartsDeadLetteredAlarm": ("AWS/SQS", "NumberOfMessagesReceived", "QueueName", {"Fn::GetAtt": ["PartsDeadLetterQueue", "QueueName"]}),
-    "PartsDeadLetterQueueDepthAlarm": (
+    "PartsDeadLetterQueueAgeAlarm": (
         "AWS/SQS",
-        "ApproximateNumberOfMessagesVisible",
+        "ApproximateAgeOfOldestMessage",
         "QueueName",
         {"Fn::GetAtt": ["PartsDeadLetterQueue", "QueueName"]},
     ),
@@ -197,10 +197,13 @@ def test_alarms_watch_the_queues_and_the_function() -> None:
         assert _metric(alarm) == (namespace, metric, [{"Name": dimension, "Value": deployed.evaluate(resource)}]), logical_id
         assert alarm["TreatMissingData"] == "notBreaching", logical_id  # no traffic is no failure
         assert alarm["AlarmDescription"], logical_id  # what it means and what to do, in the console and the e-mail
-    for logical_id in set(EXPECTED) - {"FunctionNearTimeoutAlarm"}:
+    for logical_id in set(EXPECTED) - {"FunctionNearTimeoutAlarm", "PartsDeadLetterQueueAgeAlarm"}:
         alarm = alarms[logical_id]
         # Any one is worth telling: a failed job, a dropped file that was never read, a 429 or 5xx.
         assert (alarm["ComparisonOperator"], float(alarm["Threshold"])) == ("GreaterThanThreshold", 0), logical_id
+    # A dead letter is read within seconds as it should be: one left there for five minutes was not handled.
+    stuck = alarms["PartsDeadLetterQueueAgeAlarm"]
+    assert (stuck["ComparisonOperator"], float(stuck["Threshold"]), stuck["Statistic"]) == ("GreaterThanThreshold", 300, "Maximum")
 
 
 @pytest.mark.parametrize("timeout_s", [10, 120, 900])
