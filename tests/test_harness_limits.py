@@ -151,7 +151,10 @@ def test_oversized_run_is_oom_killed_and_the_next_one_starts_cold(mode):
 def test_cgroups_are_removed_when_the_harness_is_stopped(signum):
     script = textwrap.dedent(
         """
-        import sys, time
+        import signal, sys, time
+        # As in a terminal: a shell that runs the suite in the background (`cmd &`) starts it with
+        # SIGINT ignored, which the child would inherit and Ctrl-C would then never reach it.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from supertonic_harness.function.limits import open_limits, resolve_profile
         with open_limits(resolve_profile("lambda-2048")) as limits:
             print(limits.mode, flush=True)

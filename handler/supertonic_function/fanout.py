@@ -36,7 +36,6 @@ import numpy as np
 from botocore.exceptions import ClientError
 
 from supertonic_engine import AudioWriter, Part, Prepared, SynthesisOptions, audio_format, content_type
-from supertonic_engine.audio import AudioFormat
 
 from . import results
 from .config import ENV_EPHEMERAL_STORAGE_MB, ENV_PARTS_QUEUE_URL
@@ -84,10 +83,11 @@ def fans_out(service: Service, prepared: Prepared) -> bool:
     return queue is not None and len(prepared.chunks) > 1 and sum(map(len, prepared.chunks)) >= threshold
 
 
-def tmp_audio_s(service: Service, fmt: AudioFormat) -> float:
+def tmp_audio_s(service: Service, format_name: str) -> float:
     """The most seconds of audio a job may make in ``fmt``: every job's file is encoded into /tmp
     before its upload (in one invocation, or by the assembly of its parts), at most at the format's
     largest bitrate; a WAV file also within its 32-bit sizes."""
+    fmt = audio_format(format_name)
     capacity = service.config.ephemeral_storage_mb * 2**20
     if fmt.name == "wav":
         capacity = min(capacity, WAV_MAX_BYTES)
@@ -106,7 +106,7 @@ def check_bounds(service: Service, prepared: Prepared, *, speech_s: float = 0.0)
             "split the text into several jobs or use fewer SSML breaks (each one starts a part)"
         )
     audio_s = prepared.total_silence_s + speech_s
-    most_s = tmp_audio_s(service, prepared.format)
+    most_s = tmp_audio_s(service, prepared.format.name)
     if audio_s > most_s:
         raise JobTooLarge(
             f"the job's audio is about {audio_s:,.0f} s, more than the {most_s:,.0f} s of {prepared.format.name} the function's "

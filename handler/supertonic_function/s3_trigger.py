@@ -238,7 +238,7 @@ def _prepare(service: Service, source: SourceObject) -> Prepared:
 
 def _render(service: Service, prepared: Prepared, call: LambdaCall, audio_path: Path) -> Rendered:
     # Encoded into /tmp: the engine refuses, on its forecast and before any audio, more than it holds.
-    most_s = fanout.tmp_audio_s(service, prepared.format)
+    most_s = fanout.tmp_audio_s(service, prepared.format.name)
     if prepared.limits.max_audio_s is None or prepared.limits.max_audio_s > most_s:
         prepared = replace(prepared, limits=replace(prepared.limits, max_audio_s=most_s))
     return render(
