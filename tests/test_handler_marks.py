@@ -65,6 +65,6 @@ def test_an_s3_job_writes_marks_and_captions_beside_its_audio(app: Any, s3: Any)
     sidecars = manifest["sidecars"]
     assert set(sidecars) == {"marks.jsonl", "captions.srt", "captions.vtt"}
     body = fetch(sidecars["marks.jsonl"]["url"]).decode("utf-8")
-    assert [json.loads(line)["value"] for line in body.splitlines()][:2] == ["Hello", "there,"]
+    assert [json.loads(line)["value"] for line in body.splitlines()][:2] == ["Hello", "there"]
     vtt = sidecars["captions.vtt"]
     assert vtt["content_type"].startswith("text/vtt") and fetch(vtt["url"]).startswith(b"WEBVTT")

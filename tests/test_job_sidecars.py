@@ -100,7 +100,7 @@ def test_a_job_lists_its_marks_and_captions_by_name_with_links_that_fetch_them(a
     assert done["status"] == "done"
     _assert_sidecars_fetchable(s3, done)
     marks = fetch(done["sidecars"]["marks.jsonl"]["url"]).decode("utf-8").splitlines()
-    assert [json.loads(line)["value"] for line in marks][:2] == ["Hello", "there,"]
+    assert [json.loads(line)["value"] for line in marks][:2] == ["Hello", "there"]
 
 
 def test_a_job_status_names_no_bucket_key_or_etag_of_its_audio_or_sidecars(app: Any, s3: Any) -> None:

@@ -35,7 +35,7 @@ def test_marks_name_each_sentence_and_word_by_its_utf8_bytes(engine):
     sentences = [m.value for m in marks if m.type == "sentence"]
     assert sentences == ["Hello, Dr. Smith.", "The café opened in 2024!", "Did you see it?", "It costs $5 — cheap."]
     words = [m.value for m in marks if m.type == "word"]
-    assert words[:4] == ["Hello,", "Dr.", "Smith.", "The"] and "—" not in words  # a dash is not heard
+    assert words[:4] == ["Hello", "Dr", "Smith", "The"] and "—" not in words  # a dash is not heard
     times = [m.time_ms for m in marks]
     assert times == sorted(times)
     assert set(marks[0].to_json()) == {"time", "type", "start", "end", "value", "estimated"}

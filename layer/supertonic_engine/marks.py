@@ -2,7 +2,10 @@
 
 A mark is ``{"time": ms, "type": "sentence"|"word", "start": byte, "end": byte, "value": text}``:
 ``start``/``end`` are byte offsets into the UTF-8 text as sent, as Polly defines them, and
-``time`` is where the audio of that text begins. The audio's layout comes from the duration
+``time`` is where the audio of that text begins. A word mark leaves out the punctuation around
+the word as Polly's do (https://docs.aws.amazon.com/polly/latest/dg/sp-mks-example1.html: "Mary
+had a little lamb." gives ``lamb`` at bytes 18-22, the sentence at 0-23), and a sentence does not
+end at an abbreviation (``whole_sentence_spans``). The audio's layout comes from the duration
 predictor alone (``Engine.timeline``), the same numbers synthesis uses, so marks cost milliseconds
 and describe exactly the audio the same request returns.
 
@@ -17,13 +20,14 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import InvalidParameter, quoted
-from .text.chunking import sentence_spans
+from .text.chunking import whole_sentence_spans
 from .text.script import Script
 
 if TYPE_CHECKING:
@@ -36,6 +40,7 @@ MARKS_CONTENT_TYPE = "application/x-json-stream"  # what Polly answers speech ma
 CAPTION_LINE_CHARS = 42  # the usual subtitle line; two lines a cue at most
 _WORD = re.compile(r"\S+")
 _SPACE = re.compile(r"\s+")
+_SAID_SIGNS = "%‰#&@"  # punctuation by Unicode's categories, but read aloud
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class SpeechMark:
     end: int
     value: str
     estimated: bool
+    written: str = ""  # a word with the punctuation around it, as captions show it (Polly's marks do not carry it)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -157,12 +163,31 @@ def _words(script: Script, a: int, b: int, start: float, end: float, clock: _Clo
         if not weight or not any(c.isalnum() for c in text[x:y]):  # a dash, a symbol: a pause, not a word
             continue
         time_s, exact = clock.at(w_start)
+        first, last = _word_itself(text, x, y)  # timed as written (its punctuation a pause), named without it
+        end_ms = _ms(clock.end_at(w_end))
+        estimated = not (exact and exact_layout)
         marks.append(
-            SpeechMark(
-                "word", _ms(time_s), _ms(clock.end_at(w_end)), *script.byte_range(x, y), text[x:y], estimated=not (exact and exact_layout)
-            )
+            SpeechMark("word", _ms(time_s), end_ms, *script.byte_range(first, last), text[first:last], estimated, written=text[x:y])
         )
     return marks
+
+
+def _word_itself(text: str, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end]`` (a word as written between spaces) without the punctuation around it, as
+    Polly's word marks have it ("lamb." is ``lamb``, '"Hi,"' is ``Hi``); signs that are said (``%``,
+    ``#``, ``&``, ``@``) stay, and a word written with stops inside (``p.m.``, ``U.S.``) keeps its last."""
+    a, b = start, end
+    while a < b and _is_punctuation(text[a]):
+        a += 1
+    while b > a and _is_punctuation(text[b - 1]):
+        b -= 1
+    if b < end and text[b] == "." and "." in text[a:b]:
+        b += 1
+    return a, b
+
+
+def _is_punctuation(char: str) -> bool:
+    return unicodedata.category(char).startswith("P") and char not in _SAID_SIGNS
 
 
 def json_lines(marks: Sequence[SpeechMark]) -> str:
@@ -193,7 +218,7 @@ class _Layout:
             self.offsets.append(self.offsets[-1] + len(piece))
         self.stream = "".join(squashed)
         self.total = self.offsets[-1]
-        written = sentence_spans(script.text)
+        written = whole_sentence_spans(script.text, script.lang_at)
         spoken = [_squash(script.spoken(a, b)) for a, b in written]
         said_total = sum(len(s) for s in spoken)
         scale = 1.0 if said_total == self.total else self.total / max(1, said_total)
@@ -291,12 +316,16 @@ def caption_cues(marks: Sequence[SpeechMark], line_chars: int = CAPTION_LINE_CHA
             continue
         group: list[SpeechMark] = []
         for word in inside:
-            if group and not _fits(" ".join(w.value for w in [*group, word]), line_chars):
-                cues.append(Cue(group[0].time_ms, word.time_ms, _wrap(" ".join(w.value for w in group), line_chars)))
+            if group and not _fits(_as_written([*group, word]), line_chars):
+                cues.append(Cue(group[0].time_ms, word.time_ms, _wrap(_as_written(group), line_chars)))
                 group = []
             group.append(word)
-        cues.append(Cue(group[0].time_ms, sentence.end_ms, _wrap(" ".join(w.value for w in group), line_chars)))
+        cues.append(Cue(group[0].time_ms, sentence.end_ms, _wrap(_as_written(group), line_chars)))
     return cues
+
+
+def _as_written(words: Sequence[SpeechMark]) -> str:
+    return " ".join(w.written or w.value for w in words)
 
 
 def captions(marks: Sequence[SpeechMark], fmt: str, *, deadline: Deadline | None = None) -> str:

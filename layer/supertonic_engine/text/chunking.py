@@ -23,6 +23,7 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections import deque
+from collections.abc import Callable
 
 from ..errors import InvalidParameter, quoted
 from .tags import tag_spans
@@ -127,6 +128,46 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     for paragraph in _spans_between(text, _PARAGRAPH_BREAK, 0, len(text)):
         spans.extend(_spans_between(text, _SENTENCE_BREAK, *paragraph))
     return spans
+
+
+# Where the official breaks end a sentence too early, for speech marks and captions (chunks keep the
+# official breaks, so the audio is the official one). A full stop followed by a lowercase letter does not
+# end a sentence in a script with letter case ("at 3 p.m. on", "approx. five"); scripts without case
+# (Hangul, kana, Han) have no lowercase, so their breaks stay as they are. English alone adds the
+# abbreviations the official list lacks that stand before a number ("Jan. 5th", "No. 7", "Fig. 2") or
+# before a name ("Gen. Grant"), each only as written capitalised and only before what it stands before:
+# "I met Jan. He left." and "Say no. 5 did." are two sentences each.
+_BEFORE_A_NUMBER_EN = frozenset(
+    {"Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec", "No", "Nos", "Vol", "Fig", "Ch", "Approx"}
+)
+_BEFORE_A_NAME_EN = frozenset({"Gen", "Gov", "Capt", "Col", "Lt", "Sgt", "Rev", "Sen", "Rep", "Hon", "Pres"})
+_WORD_BEFORE_STOP = re.compile(r"(\w+)\.$")
+
+
+def whole_sentence_spans(text: str, lang_at: Callable[[int], str]) -> list[tuple[int, int]]:
+    """``sentence_spans`` joined again where a break follows an abbreviation rather than a sentence's
+    end (the rule above); ``lang_at(i)`` is the language ``text[i]`` is read in."""
+    spans: list[tuple[int, int]] = []
+    for a, b in sentence_spans(text):
+        if spans and _sentence_goes_on(text, spans[-1], a, lang_at):
+            spans[-1] = (spans[-1][0], b)
+        else:
+            spans.append((a, b))
+    return spans
+
+
+def _sentence_goes_on(text: str, before: tuple[int, int], start: int, lang_at: Callable[[int], str]) -> bool:
+    """Whether the sentence ``before`` goes on at ``text[start]`` (the next one as the official breaks find it)."""
+    a, b = before
+    if text[b - 1] != "." or _PARAGRAPH_BREAK.search(text, b, start):
+        return False
+    following = text[start]
+    if following.islower():
+        return True
+    word = _WORD_BEFORE_STOP.search(text, a, b)
+    if word is None or lang_at(b - 1) != "en":
+        return False
+    return (word[1] in _BEFORE_A_NUMBER_EN and following.isdigit()) or (word[1] in _BEFORE_A_NAME_EN and following.isupper())
 
 
 def _spans_between(text: str, separator: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:

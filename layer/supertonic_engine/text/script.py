@@ -80,6 +80,10 @@ class Script:
         """What one section reads: the text its chunks are made from."""
         return _tidy(self._read(section, section.start, section.end), self._collapse)
 
+    def lang_at(self, position: int) -> str:
+        """The language of the section that holds ``text[position]`` (the last section's past its end)."""
+        return self.sections[max(0, bisect_right(self._section_starts, position) - 1)].lang
+
     def byte_range(self, start: int, end: int) -> tuple[int, int]:
         """The UTF-8 bytes of ``source`` that ``text[start:end]`` was written as (Polly's mark offsets)."""
         if self.byte_spans is None:
