@@ -28,6 +28,7 @@ CORS_EXPOSE_HEADERS = (
     "x-supertonic-model",
     "x-supertonic-precision",
     "x-supertonic-voice",
+    "x-supertonic-ssml-ignored",
     "x-supertonic-error",
     "x-supertonic-audio-type",
     "location",

@@ -8,12 +8,13 @@ that is made from it run under one ``Deadline``, the request's: a long text's ca
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from supertonic_engine import CAPTION_TYPES, MARKS_CONTENT_TYPE, Deadline, Engine, Prepared, SpeechMark, captions, json_lines
 
 from .layout import ResultKeys
+from .rendering import ignored_header
 from .service import Service
 
 
@@ -24,6 +25,7 @@ class Described:
     content_type: str
     model_kind: str
     marks: list[SpeechMark]
+    ignored: dict[str, str] = field(default_factory=dict)  # rendering.ignored_header: SSML skipped
 
     def document(self) -> dict[str, Any]:
         """The JSON answer (``Accept: application/json``, a direct invoke)."""
@@ -33,7 +35,7 @@ class Described:
         return base | {"captions": self.body, "format": self.kind, "content_type": self.content_type}
 
     def headers(self) -> dict[str, str]:
-        return {"x-supertonic-model": self.model_kind}
+        return {"x-supertonic-model": self.model_kind} | self.ignored
 
 
 def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float | Deadline | None) -> Described:
@@ -41,10 +43,10 @@ def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float
     deadline = _deadline(budget_s)
     if answer == "marks":
         marks = engine.marks(prepared, deadline=deadline)
-        return Described("marks", json_lines(marks), MARKS_CONTENT_TYPE, engine.model_kind, marks)
+        return Described("marks", json_lines(marks), MARKS_CONTENT_TYPE, engine.model_kind, marks, ignored_header(prepared))
     fmt = answer if answer in CAPTION_TYPES else prepared.extras.captions[0]
     marks = engine.marks(prepared, ("sentence", "word"), deadline=deadline)
-    return Described(fmt, captions(marks, fmt, deadline=deadline), CAPTION_TYPES[fmt], engine.model_kind, marks)
+    return Described(fmt, captions(marks, fmt, deadline=deadline), CAPTION_TYPES[fmt], engine.model_kind, marks, ignored_header(prepared))
 
 
 def store_sidecars(

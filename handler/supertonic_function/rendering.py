@@ -66,13 +66,25 @@ class Rendered:
     def headers(self) -> dict[str, str]:
         """Response headers that let a client use the audio without parsing it."""
         r = self.result
-        return {
-            "content-type": self.content_type,
-            "x-supertonic-duration-s": f"{r.duration_s:.3f}",
-            "x-supertonic-sample-rate": str(self.sample_rate),
-            "x-supertonic-rtf": f"{r.rtf:.4f}",
-            "x-supertonic-synth-ms": f"{r.synth_ms:.0f}",
-        } | described_headers(self.sample_rate, len(r.chunks), r.model_kind, r.precision, self.request.options.voice)
+        return (
+            {
+                "content-type": self.content_type,
+                "x-supertonic-duration-s": f"{r.duration_s:.3f}",
+                "x-supertonic-sample-rate": str(self.sample_rate),
+                "x-supertonic-rtf": f"{r.rtf:.4f}",
+                "x-supertonic-synth-ms": f"{r.synth_ms:.0f}",
+            }
+            | described_headers(self.sample_rate, len(r.chunks), r.model_kind, r.precision, self.request.options.voice)
+            | ignored_header(self.request)
+        )
+
+
+def ignored_header(request: Prepared) -> dict[str, str]:
+    """``x-supertonic-ssml-ignored``: the SSML elements and attributes skipped (``"ssml": "lenient"``),
+    such as ``prosody volume, emphasis``; no header when nothing was."""
+    ignored = request.script.ignored
+    # An element's name may be any XML name; a header value must be ASCII.
+    return {"x-supertonic-ssml-ignored": ", ".join(quote(what, safe=":-. ") for what in ignored)} if ignored else {}
 
 
 def described_headers(sample_rate: int, chunks: int, model_kind: str, precision: str, voice: str) -> dict[str, str]:

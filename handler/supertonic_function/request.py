@@ -39,6 +39,7 @@ OPTION_FIELDS = (
     "captions",
     "chunking",
     "text_type",
+    "ssml",
     "first_chunk_chars",
     "first_chunk_steps",
     "trim_silence",
@@ -103,6 +104,8 @@ class TtsRequest:
             document["chunking"] = o.chunking
         if self.text_type is not None:
             document["text_type"] = self.text_type
+        if o.ssml != SynthesisOptions.ssml:
+            document["ssml"] = o.ssml
         for name in ("first_chunk_chars", "first_chunk_steps"):
             if getattr(o, name) is not None:
                 document[name] = getattr(o, name)
@@ -192,6 +195,7 @@ def build_request(
         first_chunk_chars=values.get("first_chunk_chars"),
         first_chunk_steps=values.get("first_chunk_steps"),
         trim_silence=_boolean(values, "trim_silence", False),
+        ssml=_string(values, "ssml", SynthesisOptions.ssml).lower(),  # the engine says which modes it reads
     )
     stream_format = _string(values, "stream_format", "audio").lower()
     if stream_format not in STREAM_FORMATS:

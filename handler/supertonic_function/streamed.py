@@ -28,7 +28,7 @@ from typing import Any
 from supertonic_engine import ChunkTiming, Deadline, Engine, Prepared, SpeechMark, StreamEncoder, content_type
 
 from .config import FunctionConfig
-from .rendering import described_headers
+from .rendering import described_headers, ignored_header
 from .runtime import StreamedAnswer
 from .telemetry import logger, metrics, record_synthesis
 
@@ -304,6 +304,7 @@ def _headers(engine: Engine, planned: Plan) -> dict[str, str]:
         prepared.format.sample_rate or engine.sample_rate, len(prepared.chunks), engine.model_kind, engine.precision, prepared.options.voice
     )
     headers["cache-control"] = "no-store"
+    headers |= ignored_header(prepared)
     if not prepared.options.trim_silence:  # trimmed, the length is known only at the end
         headers["x-supertonic-duration-s"] = f"{planned.seconds:.3f}"
     return headers

@@ -33,7 +33,7 @@ from .text.script import Script
 if TYPE_CHECKING:
     from .deadline import Deadline
 
-MARK_TYPES = ("sentence", "word")
+MARK_TYPES = ("sentence", "word", "ssml")  # ssml: where an SSML <mark name> stands, its name the value
 CAPTION_FORMATS = ("srt", "vtt")
 CAPTION_TYPES = {"srt": "application/x-subrip; charset=utf-8", "vtt": "text/vtt; charset=utf-8"}
 MARKS_CONTENT_TYPE = "application/x-json-stream"  # what Polly answers speech marks with
@@ -76,7 +76,7 @@ class Span:
 
 def check_mark_types(value: object, field: str = "marks") -> tuple[str, ...]:
     """``["sentence", "word"]`` (or ``"sentence,word"`` from a query string or metadata) as a tuple, checked."""
-    return _choices(value, field, MARK_TYPES, "mark types", "a mark type this function makes", " (Polly's viseme and ssml are not)")
+    return _choices(value, field, MARK_TYPES, "mark types", "a mark type this function makes", " (Polly's viseme is not)")
 
 
 def check_caption_formats(value: object, field: str = "captions") -> tuple[str, ...]:
@@ -126,6 +126,15 @@ def speech_marks(script: Script, spans: Sequence[Span], types: Sequence[str]) ->
             )
         if "word" in types:
             marks.extend(_words(script, a, b, start, end, clock, layout.exact))
+    if "ssml" in types:
+        for named in script.named_marks:
+            # Among the others in the order of the document, as Polly lists them.
+            at = bisect_right(marks, named.start, key=lambda m: m.start)
+            position = layout.position_of(script, named.position)
+            # After the last word: heard where the audio ends, after any break that ends the text.
+            time_s, exact = clock.at(position) if position is not None else ((spans[-1].end_s if spans else 0.0) + script.tail_s, True)
+            ms = _ms(time_s)
+            marks.insert(at, SpeechMark("ssml", ms, ms, named.start, named.end, named.name, estimated=not (exact and layout.exact)))
     return marks
 
 
@@ -229,6 +238,17 @@ class _Layout:
             if said:
                 self.sentences.append(_Sentence(a, b, position * scale, (position + len(said)) * scale))
             position += len(said)
+
+    def position_of(self, script: Script, at: int) -> float | None:
+        """Where ``script.text[at:]`` begins among the chunks' spoken characters; None: after the last word."""
+        for sentence in self.sentences:
+            if at <= sentence.a:
+                return sentence.start
+            if at < sentence.b:
+                said = len(_squash(script.spoken(sentence.a, sentence.b)))
+                share = len(_squash(script.spoken(sentence.a, at))) / max(1, said)
+                return sentence.start + (sentence.end - sentence.start) * share
+        return None
 
     def chunk_at(self, position: float) -> int:
         """The chunk whose characters hold ``position``."""

@@ -13,6 +13,7 @@ import numpy as np
 from .errors import AudioTooLong, InvalidParameter, SpokenTextTooLong, TextTooLong, UnknownLanguage, quoted
 from .marks import check_caption_formats, check_mark_types
 from .text import LANGUAGES, default_max_chunk_chars
+from .text.ssml import check_ssml_mode
 
 DEFAULT_VOICE = "M1"
 DEFAULT_LANG = "en"
@@ -42,6 +43,9 @@ class SynthesisOptions:
     - ``trim_silence``: cut each chunk's leading and trailing silence (the real model pads 250-600 ms
       before speech and 550-850 ms after it) down to ``silence.LEAD_S`` / ``silence.TAIL_S``; the
       chunk timings then follow the trimmed audio.
+
+    ``ssml``: how SSML is read, ``strict`` (an element or attribute this function does not read is
+    refused) or ``lenient`` (skipped, and named in ``Script.ignored``), as ``text.ssml`` describes.
     """
 
     voice: str = DEFAULT_VOICE
@@ -56,6 +60,7 @@ class SynthesisOptions:
     first_chunk_chars: int | None = None
     first_chunk_steps: int | None = None
     trim_silence: bool = False
+    ssml: str = "strict"
 
     def __post_init__(self) -> None:
         if self.lang not in LANGUAGES:
@@ -75,6 +80,7 @@ class SynthesisOptions:
             _check_int("first_chunk_steps", self.first_chunk_steps, *STEPS_RANGE)
         if not isinstance(self.trim_silence, bool):
             raise InvalidParameter(f"trim_silence must be true or false, got {quoted(self.trim_silence)}", field="trim_silence")
+        check_ssml_mode(self.ssml)
 
     def steps_for(self, index: int) -> int:
         """The flow steps of chunk ``index``: ``first_chunk_steps`` for the first when set, else ``steps``."""

@@ -16,7 +16,7 @@ from .assets import ModelAssets, VoiceStyle
 from .audio import DEFAULT_FORMAT, AudioFormat, audio_format
 from .errors import EmptyText, InvalidParameter, TextTooLong, UnsupportedCharacters
 from .marks import chunk_byte_ranges
-from .options import NO_EXTRAS, NO_LIMITS, Extras, Limits, SynthesisOptions
+from .options import NO_EXTRAS, NO_LIMITS, SPEED_RANGE, Extras, Limits, SynthesisOptions
 from .text import chunk_text, default_max_chunk_chars
 from .text.script import Script
 from .text.ssml import read_script
@@ -57,6 +57,17 @@ class Prepared:
         return chunk_byte_ranges(self.script, self.chunks)
 
 
+def _at_rate(options: SynthesisOptions, script: Script) -> tuple[SynthesisOptions, Script]:
+    """The speed the script's rate asks for (``<prosody rate>``), where the model reads it; a rate
+    that would take the speed outside ``SPEED_RANGE`` is skipped and named with what else was."""
+    if script.rate == 1.0:
+        return options, script
+    speed = round(options.speed * script.rate, 4)
+    if not SPEED_RANGE[0] <= speed <= SPEED_RANGE[1]:
+        return options, replace(script, ignored=tuple(dict.fromkeys((*script.ignored, "prosody rate"))), rate=1.0)
+    return replace(options, speed=speed), script
+
+
 class Preparer:
     """The one check of a request: text, options, voice and format to a ``Prepared``; needs no sessions."""
 
@@ -82,7 +93,8 @@ class Preparer:
         (None: SSML when the text starts with ``<speak>``)."""
         options = options or SynthesisOptions()
         self._check_text(text, limits)
-        script = read_script(text, options.lang, normalize=options.normalize, text_type=text_type)
+        script = read_script(text, options.lang, normalize=options.normalize, text_type=text_type, ssml=options.ssml)
+        options, script = _at_rate(options, script)
         chunks, langs, pauses, tail_s = self._chunks(script, options, limits)
         style = self.assets.voice(options.voice)
         # A blend is reported (and stored in a job's parts) by its canonical name: "F1:0.7,M2:0.3".

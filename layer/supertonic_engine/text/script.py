@@ -50,6 +50,16 @@ class Section:
 
 
 @dataclass(frozen=True)
+class NamedMark:
+    """An SSML ``<mark name>``: heard where ``text[position:]`` begins; ``start``/``end`` its bytes in ``source``."""
+
+    position: int
+    start: int
+    end: int
+    name: str
+
+
+@dataclass(frozen=True)
 class Script:
     text: str  # as written: the input itself, or an SSML document's words
     source: str  # the input as sent
@@ -59,6 +69,9 @@ class Script:
     # Per character of ``text``: its bytes in the UTF-8 ``source`` (start, end); None when ``text`` is ``source``.
     byte_spans: tuple[tuple[int, int], ...] | None = None
     is_ssml: bool = False
+    ignored: tuple[str, ...] = ()  # SSML elements ("emphasis") and attributes ("prosody volume") skipped, in order
+    named_marks: tuple[NamedMark, ...] = ()
+    rate: float = 1.0  # a factor of the speed the text asks for (SSML ``<prosody rate>`` around every word)
 
     @classmethod
     def plain(cls, text: str, lang: str, *, normalize: bool = True) -> Script:

@@ -2,9 +2,14 @@
 
 ``<speak>`` (its ``xml:lang`` sets the document's language), ``<break time="500ms"/>`` or
 ``strength``, ``<say-as interpret-as="characters|spell-out|cardinal|number|ordinal|digits|date|telephone">``
-(``format`` for dates), ``<sub alias="...">``, ``<p>`` and ``<s>`` (each its own sentence), and
-``<lang xml:lang="ko-KR">`` (also ``xml:lang`` on ``p``/``s``), which reads its span in that language.
-Any other element or attribute is refused with its name, so nothing is silently dropped.
+(``format`` for dates), ``<sub alias="...">``, ``<p>`` and ``<s>`` (each its own sentence),
+``<lang xml:lang="ko-KR">`` (also ``xml:lang`` on ``p``/``s``), which reads its span in that language,
+and ``<mark name="..."/>``, which says nothing and is an ``ssml`` speech mark where it stands.
+
+Two modes (``SSML_MODES``). ``strict``: any other element or attribute is refused with its name, so
+nothing is silently dropped. ``lenient``, as Polly treats tags it does not support: such an element
+is read as the words inside it and an attribute is skipped, each listed in the script's ``ignored``
+(the answer names them); ``<prosody rate>`` that holds every word of the document sets the speed.
 
 The parser is expat, the standard library's XML parser, locked down as ``defusedxml`` does it: a
 document type declaration (where entity bombs and external entities live) is refused outright,
@@ -22,10 +27,11 @@ from dataclasses import dataclass, field
 from ..errors import InvalidParameter, InvalidSsml, UnsupportedSsml, clipped, quoted
 from .languages import LANGUAGES
 from .say_as import DATE_FORMATS, INTERPRETATIONS, say_as
-from .script import BLANK_LINE, Said, Script, Section, read_as
+from .script import BLANK_LINE, NamedMark, Said, Script, Section, read_as
 
 TEXT_TYPES = ("text", "ssml")  # Polly's TextType
-ELEMENTS = ("speak", "break", "say-as", "sub", "p", "s", "lang")
+SSML_MODES = ("strict", "lenient")
+ELEMENTS = ("speak", "break", "say-as", "sub", "p", "s", "lang", "mark")
 MAX_DEPTH = 32
 MAX_BREAK_S = 10.0  # Polly's longest break
 MAX_PAUSE_S = 60.0  # breaks in a row add up, to this much silence in one place
@@ -41,21 +47,35 @@ _ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "p": ("xml:lang",),
     "s": ("xml:lang",),
     "lang": ("xml:lang", "onlangfailure"),
+    "mark": ("name",),
 }
+# Polly's <prosody rate>: "x-slow, slow, medium, fast, and x-fast ... approximate, depending on your
+# preferred voice. The medium option is the normal speed", or "between 20% and 200%"
+# (https://docs.aws.amazon.com/polly/latest/dg/voice-speed-change-vip.html). The presets' factors are this function's.
+PROSODY_RATES: Mapping[str, float] = {"x-slow": 0.7, "slow": 0.85, "medium": 1.0, "fast": 1.2, "x-fast": 1.4}
+PROSODY_PERCENT_RANGE = (20.0, 200.0)
+_PERCENT = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*%\s*")
 _TIME = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s)\s*")
 _ENDS_SENTENCE = re.compile(r"[.!?…。！？]['\"’”)\]]*$")  # matched against text with its end stripped
 _SSML_START = re.compile(r"\s*(?:<\?xml[\s?]|<speak[\s>/])")
 _ROOT = "<speak>"
 
 
-def read_script(text: str, lang: str, *, normalize: bool = True, text_type: str | None = None) -> Script:
+def read_script(text: str, lang: str, *, normalize: bool = True, text_type: str | None = None, ssml: str = "strict") -> Script:
     """``text`` as a ``Script``: SSML when ``text_type`` is ``ssml``, or when it is None and the text
-    starts as an SSML document does; plain text otherwise."""
+    starts as an SSML document does; plain text otherwise. ``ssml``: one of ``SSML_MODES``."""
     if text_type is not None and text_type not in TEXT_TYPES:
         raise InvalidParameter(f"text_type must be one of {', '.join(TEXT_TYPES)}, got {quoted(text_type)}", field="text_type")
+    check_ssml_mode(ssml)
     if text_type == "ssml" or (text_type is None and looks_like_ssml(text)):
-        return parse_ssml(text, lang, normalize=normalize)
+        return parse_ssml(text, lang, normalize=normalize, lenient=ssml == "lenient")
     return Script.plain(text, lang, normalize=normalize)
+
+
+def check_ssml_mode(mode: object) -> str:
+    if mode not in SSML_MODES:
+        raise InvalidParameter(f"ssml must be one of {', '.join(SSML_MODES)}, got {quoted(mode)}", field="ssml")
+    return str(mode)
 
 
 def looks_like_ssml(text: str) -> bool:
@@ -63,12 +83,13 @@ def looks_like_ssml(text: str) -> bool:
     return _SSML_START.match(text) is not None
 
 
-def parse_ssml(source: str, lang: str, *, normalize: bool = True) -> Script:
+def parse_ssml(source: str, lang: str, *, normalize: bool = True, lenient: bool = False) -> Script:
     """``source`` (an SSML document; a bare fragment is read as if inside ``<speak>``) as a ``Script``
-    whose default language is ``lang``. Raises ``InvalidSsml`` or ``UnsupportedSsml`` naming the problem."""
+    whose default language is ``lang``. Raises ``InvalidSsml`` or ``UnsupportedSsml`` naming the problem;
+    ``lenient``: an element or attribute this function does not read is skipped and listed instead."""
     wrapped = not looks_like_ssml(source)
     document = f"{_ROOT}{source}</speak>" if wrapped else source
-    reader = _Reader(document.encode("utf-8"), lang, normalize, shift=len(_ROOT) if wrapped else 0)
+    reader = _Reader(document.encode("utf-8"), lang, normalize, shift=len(_ROOT) if wrapped else 0, lenient=lenient)
     # The text arrived as characters and is fed as UTF-8: an encoding its declaration names is not the one it is in.
     parser = xml.parsers.expat.ParserCreate(encoding="utf-8")
     parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -109,13 +130,19 @@ class _Open:
     attributes: dict[str, str]
     start: int = 0  # where its text begins in the script
     words: list[str] = field(default_factory=list)
+    skipped: bool = False  # not read (lenient): its words are read as the element around it reads them
+    index: int | None = None  # a <mark>'s place in ``_Reader.marks``, a <prosody rate>'s in ``_Reader.rates``
 
 
 class _Reader:
     """expat's events to the script's text, sections and said stretches."""
 
-    def __init__(self, document: bytes, lang: str, normalize: bool, shift: int) -> None:
+    def __init__(self, document: bytes, lang: str, normalize: bool, shift: int, lenient: bool = False) -> None:
         self.document = document
+        self.lenient = lenient
+        self.ignored: list[tuple[int, str]] = []  # (byte, what): elements and attributes skipped, lenient
+        self.marks: list[NamedMark] = []
+        self.rates: list[tuple[int, int, int, float | None]] = []  # <prosody rate>: (byte, start, end, factor)
         self.normalize = normalize
         self.shift = shift  # bytes of a ``<speak>`` added around a bare fragment
         self.chars: list[str] = []
@@ -139,19 +166,25 @@ class _Reader:
             raise InvalidSsml("<speak> is the document's root: it cannot be inside another element")
         if len(self.open) >= MAX_DEPTH:
             raise InvalidSsml(f"the SSML nests elements more than {MAX_DEPTH} deep")
+        outer = self.open[-1] if self.open else None
         if name not in ELEMENTS:
-            raise UnsupportedSsml(
-                f"SSML <{clipped(name)}> is not supported; this function reads {', '.join(f'<{e}>' for e in ELEMENTS)}. "
-                f"Remove <{clipped(name)}> (its words are then read as they are)",
-                tag=name,
-            )
+            if not self.lenient:
+                raise UnsupportedSsml(
+                    f"SSML <{clipped(name)}> is not supported; this function reads {', '.join(f'<{e}>' for e in ELEMENTS)}. "
+                    f'Remove <{clipped(name)}> (its words are then read as they are), or send "ssml": "lenient" to have it skipped',
+                    tag=name,
+                )
+            self._skip(name, attributes, at, outer)
+            return
         for attribute in attributes:
             if attribute not in _ATTRIBUTES[name] and not attribute.startswith("xmlns"):
+                if self.lenient:
+                    self.ignored.append((at, f"{name} {attribute}"))
+                    continue
                 raise UnsupportedSsml(
                     f"SSML <{clipped(name)} {clipped(attribute)}=...> is not supported; <{clipped(name)}> takes {', '.join(_ATTRIBUTES[name])}",
                     tag=name,
                 )
-        outer = self.open[-1] if self.open else None
         if outer is not None and outer.name in ("sub", "say-as"):
             raise InvalidSsml(f"<{outer.name}> holds text only; it holds <{clipped(name)}>")
         lang = self._language(name, attributes, outer.lang if outer else self.default_lang)
@@ -165,10 +198,39 @@ class _Reader:
             self._check_say_as(attributes)
         if name == "sub" and "alias" not in attributes:
             raise InvalidSsml('<sub> needs an alias attribute, the words to say: <sub alias="World Wide Web">WWW</sub>')
-        self.open.append(_Open(name, lang, attributes, len(self.chars)))
+        if name == "mark" and not attributes.get("name"):
+            raise InvalidSsml('<mark> needs a name attribute, the value of its speech mark: <mark name="here"/>')
+        index = None
+        if name == "mark":
+            index = len(self.marks)
+            self.marks.append(NamedMark(len(self.chars), at, _tag_end(self.document, at), attributes["name"]))
+        self.open.append(_Open(name, lang, attributes, len(self.chars), index=index))
+
+    def _skip(self, name: str, attributes: Mapping[str, str], at: int, outer: _Open | None) -> None:
+        """An element this function does not read, lenient: its words are read as its parent's are."""
+        if outer is not None and outer.name in ("sub", "say-as"):
+            raise InvalidSsml(f"<{outer.name}> holds text only; it holds <{clipped(name)}>")
+        lang = outer.lang if outer else self.default_lang
+        index = None
+        if name == "prosody" and attributes:  # its rate may be read (``script``); the rest is named one by one
+            if "rate" in attributes:
+                index = len(self.rates)
+                self.rates.append((at, len(self.chars), len(self.chars), _prosody_rate(attributes["rate"])))
+            self.ignored.extend((at, f"{name} {attribute}") for attribute in attributes if attribute != "rate")
+        else:
+            self.ignored.append((at, name))
+        self.open.append(_Open(name, lang, dict(attributes), len(self.chars), skipped=True, index=index))
 
     def end(self, name: str, at: int) -> None:
         element = self.open.pop()
+        if element.skipped:
+            if element.index is not None:  # <prosody rate>: the text it holds ends here
+                byte, start, _, factor = self.rates[element.index]
+                self.rates[element.index] = (byte, start, len(self.chars), factor)
+            return
+        if element.index is not None and self.document[at : at + 2] == b"</":  # <mark name="x"></mark> ends after its end tag
+            mark = self.marks[element.index]
+            self.marks[element.index] = NamedMark(mark.position, mark.start, _tag_end(self.document, at), mark.name)
         if name in ("sub", "say-as"):
             self._said(element)
         if name in ("p", "s"):
@@ -197,8 +259,22 @@ class _Reader:
 
     def script(self, source: str) -> Script:
         self._close_section()
-        spans = tuple((max(0, min(a - self.shift, self.size)), max(0, min(b - self.shift, self.size))) for a, b in self.spans)
-        return Script("".join(self.chars), source, tuple(self.sections), self.normalize, self.pause or 0.0, spans, is_ssml=True)
+        spans = tuple(self._source_span(a, b) for a, b in self.spans)
+        text = "".join(self.chars)
+        rate = 1.0
+        for at, start, end, factor in self.rates:
+            # A rate for part of the text would need its own speed per chunk: honoured only where it holds every word.
+            if factor is not None and rate == 1.0 and not text[:start].strip() and not text[end:].strip():
+                rate = factor
+            else:
+                self.ignored.append((at, "prosody rate"))
+        ignored = tuple(dict.fromkeys(what for _, what in sorted(self.ignored, key=lambda item: item[0])))
+        marks = tuple(NamedMark(m.position, *self._source_span(m.start, m.end), m.name) for m in self.marks)
+        return Script(text, source, tuple(self.sections), self.normalize, self.pause or 0.0, spans, True, ignored, marks, rate)
+
+    def _source_span(self, a: int, b: int) -> tuple[int, int]:
+        """Bytes of the document as bytes of the text as sent (a bare fragment was wrapped in ``<speak>``)."""
+        return max(0, min(a - self.shift, self.size)), max(0, min(b - self.shift, self.size))
 
     # --- the pieces ----------------------------------------------------------------------------------
 
@@ -286,6 +362,30 @@ class _Reader:
             raise InvalidSsml('<sub> needs the written text it stands for: <sub alias="World Wide Web">WWW</sub>')
         if len(self.chars) > element.start:
             self.said.append(Said(element.start, len(self.chars), " ".join(words.split())))
+
+
+def _tag_end(document: bytes, at: int) -> int:
+    """The byte after the ``>`` that closes the tag starting at ``at`` (an attribute's value may hold ``>``)."""
+    quote: int | None = None
+    for position in range(at, len(document)):
+        byte = document[position]
+        if quote is not None:
+            quote = None if byte == quote else quote
+        elif byte in b"\"'":
+            quote = byte
+        elif byte == ord(">"):
+            return position + 1
+    return len(document)
+
+
+def _prosody_rate(rate: str) -> float | None:
+    """``<prosody rate>`` as a factor of the speed; None: not a rate Polly reads."""
+    if rate.strip() in PROSODY_RATES:
+        return PROSODY_RATES[rate.strip()]
+    match = _PERCENT.fullmatch(rate)
+    if match is None or not PROSODY_PERCENT_RANGE[0] <= float(match.group(1)) <= PROSODY_PERCENT_RANGE[1]:
+        return None
+    return float(match.group(1)) / 100.0
 
 
 def _break_seconds(attributes: Mapping[str, str]) -> float | None:
