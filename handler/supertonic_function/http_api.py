@@ -1,4 +1,5 @@
-"""The function URL's HTTP API: the routes and the endpoints that answer them.
+"""The HTTP API: the routes and the endpoints that answer them, for a function URL or an HTTP API
+(payload 2.0) and, spelled as payload 2.0 by ``proxy_sources.py``, a REST API or a load balancer.
 
     POST /  and  POST /v1/tts     {text, voice, lang, steps, speed, format, seed, normalize, on_error}
     GET  /?text=...&voice=...      the same fields as query parameters
