@@ -82,7 +82,7 @@ def test_an_eventbridge_object_created_event_is_rendered(app: Any, s3: Any) -> N
 
 def test_an_eventbridge_event_of_another_kind_is_not_served_quietly(app: Any, s3: Any) -> None:
     event = powertools("s3EventBridgeNotificationObjectCreatedEvent")
-    event["detail-type"] = "Object Deleted"
+    event["detail-type"] = "Object Restore Completed"  # a deletion is skipped (tests/test_event_sources.py); this is not
     with pytest.raises(UnknownEvent):
         app.lambda_handler(event, LambdaContext())
 
@@ -164,7 +164,7 @@ def test_a_malformed_s3_notification_in_a_queue_is_a_failure_not_an_answer(app: 
 
 
 def test_an_unknown_event_fails_the_invocation_and_logs_its_shape_not_its_content(app: Any, json_logs: Any) -> None:
-    event = {"detail-type": "Scheduled Event", "source": "aws.events", "detail": {"note": "a private note"}}
+    event = {"detail-type": "EC2 Instance State-change Notification", "source": "aws.ec2", "detail": {"note": "a private note"}}
     with pytest.raises(UnknownEvent) as raised:
         app.lambda_handler(event, LambdaContext())
     assert raised.value.code == "unknown_event"
@@ -172,8 +172,8 @@ def test_an_unknown_event_fails_the_invocation_and_logs_its_shape_not_its_conten
     assert line["received"] == {
         "type": "dict",
         "keys": ["detail", "detail-type", "source"],
-        "source": "aws.events",
-        "detail-type": "Scheduled Event",
+        "source": "aws.ec2",
+        "detail-type": "EC2 Instance State-change Notification",
     }
     assert "a private note" not in json.dumps(json_logs())
 

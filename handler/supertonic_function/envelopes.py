@@ -55,6 +55,29 @@ def check_function_url(event: Mapping[str, Any]) -> None:
         raise MalformedEvent("isBase64Encoded", "true or false")
 
 
+def check_proxy_request(event: Mapping[str, Any]) -> None:
+    """A REST API (payload 1.0) or load balancer event: the method, path, headers, query and body read.
+
+    Both spell repeated headers and query values either singly (``headers``) or as lists
+    (``multiValueHeaders``, a REST API always and a load balancer when its target group says so)."""
+    method = event.get("httpMethod", _ABSENT)
+    if not isinstance(method, str) or not method.strip():
+        raise MalformedEvent("httpMethod", "an HTTP method such as 'POST'")
+    if not isinstance(event.get("path", _ABSENT), str):
+        raise MalformedEvent("path", "the request path as a string, such as '/v1/tts'")
+    for name in ("headers", "queryStringParameters"):
+        _strings(event.get(name), name)
+    for name in ("multiValueHeaders", "multiValueQueryStringParameters"):
+        if event.get(name) is not None:
+            for key, values in _mapping(event[name], name).items():
+                if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
+                    raise MalformedEvent(f"{name}.{key}", "a list of strings")
+    if event.get("body") is not None and not isinstance(event["body"], str):
+        raise MalformedEvent("body", "a string (base64 when isBase64Encoded is true) or absent")
+    if not isinstance(event.get("isBase64Encoded", False), bool):
+        raise MalformedEvent("isBase64Encoded", "true or false")
+
+
 def through_function_url(event: Mapping[str, Any]) -> bool:
     """Whether a payload 2.0 event came from a function URL (``<id>.lambda-url.<region>.on.aws``):
     an API Gateway HTTP API sends the same format but reads every answer whole, so only a function
@@ -131,10 +154,14 @@ _CREATED_BY = {
     "CopyObject": "ObjectCreated:Copy",
     "CompleteMultipartUpload": "ObjectCreated:CompleteMultipartUpload",
 }
+# The EventBridge detail types that stand for an S3 notification (same page): a deletion is carried as S3's
+# own ``ObjectRemoved`` event name, so the S3 trigger skips it by the one rule that skips a direct delete.
+EVENTBRIDGE_S3_TYPES = ("Object Created", "Object Deleted")
+_DELETED_AS = {"Delete Marker Created": "ObjectRemoved:DeleteMarkerCreated"}
 
 
 def s3_from_eventbridge(event: Mapping[str, Any]) -> dict[str, Any]:
-    """The S3 notification an EventBridge ``Object Created`` event stands for.
+    """The S3 notification an EventBridge ``Object Created`` or ``Object Deleted`` event stands for.
 
     EventBridge spells keys as they are, where S3's notifications form-encode them ("my story.txt"
     is "my+story.txt" there): the key is encoded here so that one decoding rule reads both.
@@ -151,7 +178,11 @@ def s3_from_eventbridge(event: Mapping[str, Any]) -> dict[str, Any]:
     for theirs, ours in (("size", "size"), ("etag", "eTag"), ("version-id", "versionId"), ("sequencer", "sequencer")):
         if theirs in announced:
             s3_object[ours] = announced[theirs]
-    reason = detail.get("reason")
+    reason, deletion = detail.get("reason"), detail.get("deletion-type")
+    if event.get("detail-type") == "Object Deleted":
+        event_name = _DELETED_AS.get(deletion, "ObjectRemoved:Delete") if isinstance(deletion, str) else "ObjectRemoved:Delete"
+    else:
+        event_name = _CREATED_BY.get(reason, "ObjectCreated:Put") if isinstance(reason, str) else "ObjectCreated:Put"
     notification = {
         "Records": [
             {
@@ -159,7 +190,7 @@ def s3_from_eventbridge(event: Mapping[str, Any]) -> dict[str, Any]:
                 "eventSource": "aws:s3",
                 "awsRegion": event.get("region"),
                 "eventTime": event.get("time"),
-                "eventName": _CREATED_BY.get(reason, "ObjectCreated:Put") if isinstance(reason, str) else "ObjectCreated:Put",
+                "eventName": event_name,
                 "s3": {"s3SchemaVersion": "1.0", "bucket": {"name": bucket, "arn": f"arn:aws:s3:::{bucket}"}, "object": s3_object},
             }
         ]

@@ -89,7 +89,7 @@ class JobNotFound(InvalidRequest):
 
 
 class ResponseTooLarge(InvalidRequest):
-    """The audio would not fit Lambda's 6 MB synchronous response and there is no bucket to park it in."""
+    """The audio would not fit the synchronous answer (Lambda's 6 MB, a load balancer's 1 MB) and there is no bucket to park it in."""
 
     code = "response_too_large"
     field = "text"
@@ -97,8 +97,8 @@ class ResponseTooLarge(InvalidRequest):
     def __init__(self, response_bytes: int, limit_bytes: int, text_chars: int, fmt: str) -> None:
         self.max_chars = max(1, int(text_chars * limit_bytes / response_bytes * 0.9))
         super().__init__(
-            f"the {fmt} audio is {response_bytes / 1e6:.1f} MB as base64, over Lambda's "
-            f"{limit_bytes / 1e6:.1f} MB response limit; send at most about {self.max_chars:,} characters, "
+            f"the {fmt} audio is {response_bytes / 1e6:.1f} MB as base64, over the "
+            f"{limit_bytes / 1e6:.1f} MB this answer may hold; send at most about {self.max_chars:,} characters, "
             "choose a smaller format (mp3, opus), or use POST /v1/jobs"
         )
 

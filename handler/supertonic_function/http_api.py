@@ -1,4 +1,5 @@
-"""The function URL's HTTP API: the routes and the endpoints that answer them.
+"""The HTTP API: the routes and the endpoints that answer them, for a function URL or an HTTP API
+(payload 2.0) and, spelled as payload 2.0 by ``proxy_sources.py``, a REST API or a load balancer.
 
     POST /  and  POST /v1/tts     {text, voice, lang, steps, speed, format, seed, normalize, on_error}
     GET  /?text=...&voice=...      the same fields as query parameters
@@ -44,7 +45,7 @@ from .errors import (
     RouteNotFound,
     log_error,
 )
-from .http_call import HttpCall
+from .http_call import FUNCTION_URL, Front, HttpCall
 from .invocation import LambdaCall
 from .negotiation import JSON_TYPE, audio_format_for
 from .openai import parse_openai_request
@@ -52,7 +53,6 @@ from .playground import page_response
 from .rendering import render
 from .request import TtsRequest, parse_request
 from .responses import (
-    SYNC_RESPONSE_LIMIT,
     binary_response,
     empty_response,
     error_response,
@@ -184,7 +184,7 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> Answer:
         budget_s=call.invocation.synthesis_budget_s(),
         source="http",
     )
-    return http_success(service, rendered, request_id=call.invocation.request_id, as_json=answer == JSON_TYPE)
+    return http_success(service, rendered, request_id=call.invocation.request_id, as_json=answer == JSON_TYPE, limit=call.response_limit)
 
 
 def _events(service: Service, call: HttpCall, prepared: Prepared) -> Answer:
@@ -195,7 +195,7 @@ def _events(service: Service, call: HttpCall, prepared: Prepared) -> Answer:
     whole = not call.streams or call.method == "HEAD"
     planned = _plan(service, call, prepared, events=True)
     # A whole answer is the events' bytes again as base64 in the runtime's JSON.
-    size, limit = (planned.max_bytes * 4 // 3, SYNC_RESPONSE_LIMIT) if whole else (planned.max_bytes, streamed.STREAM_CAP_BYTES)
+    size, limit = (planned.max_bytes * 4 // 3, call.response_limit) if whole else (planned.max_bytes, streamed.STREAM_CAP_BYTES)
     if size > limit:
         raise ResponseTooLarge(size, limit, len(prepared.text), "sse")
     events = streamed.answer(service.engine, planned, streamed.StreamSettings.of(service.config))
@@ -234,22 +234,27 @@ ROUTES = (
 # --- dispatch -----------------------------------------------------------------------------------------
 
 
-def handle(service: Service, event: dict[str, Any], invocation: LambdaCall) -> Answer:
-    """Answer one function URL request; never raises, never leaks a stack trace. In RESPONSE_STREAM
-    mode every answer is a ``StreamedAnswer``: the URL reads the prelude of each, streamed audio or not."""
-    answer = _answer(service, event, invocation)
-    if service.config.streams and through_function_url(event) and not isinstance(answer, StreamedAnswer):
+def handle(service: Service, event: dict[str, Any], invocation: LambdaCall, front: Front = FUNCTION_URL) -> Answer:
+    """Answer one HTTP request in payload format 2.0 (``front`` says what the front it came through takes);
+    never raises, never leaks a stack trace. In RESPONSE_STREAM mode every answer to a function URL is a
+    ``StreamedAnswer``: the URL reads the prelude of each, streamed audio or not."""
+    answer = _answer(service, event, invocation, front)
+    if _streams(service, event, front) and not isinstance(answer, StreamedAnswer):
         return streamed.as_streamed(answer)
     return answer
 
 
-def _answer(service: Service, event: dict[str, Any], invocation: LambdaCall) -> Answer:
+def _streams(service: Service, event: dict[str, Any], front: Front) -> bool:
+    return front.may_stream and service.config.streams and through_function_url(event)
+
+
+def _answer(service: Service, event: dict[str, Any], invocation: LambdaCall, front: Front) -> Answer:
     try:
         check_function_url(event)
     except MalformedEvent as error:  # not an HttpCall: its views would read the broken parts
         log_error(error, "request")
         return _as_sent(method_of(event), error_response(error, request_id=invocation.request_id))
-    call = HttpCall(LambdaFunctionUrlEvent(event), invocation, streams=service.config.streams and through_function_url(event))
+    call = HttpCall(LambdaFunctionUrlEvent(event), invocation, streams=_streams(service, event, front), response_limit=front.response_limit)
     extra_headers = cors_headers(service.config.cors_allow_origins, call.header("origin"), call.method)
     try:
         response = _route(service, call)

@@ -19,10 +19,24 @@ from .errors import InvalidJson, MalformedEvent, UnsupportedMediaType
 from .invocation import LambdaCall
 from .negotiation import negotiate, prefers_html
 from .request import parse_json
+from .responses import SYNC_RESPONSE_LIMIT
 
 DEFAULT_STAGE = "$default"  # API Gateway HTTP API's catch-all stage, served at the root (function URLs say it too)
 JSON_TYPES = ("application/json", "")  # no content-type at all is read as JSON too
 FORM_TYPE = "application/x-www-form-urlencoded"
+
+
+@dataclass(frozen=True)
+class Front:
+    """What the front a request came through takes of an answer: the bytes of the result's JSON,
+    and whether it can read a stream (only a function URL can)."""
+
+    name: str
+    response_limit: int = SYNC_RESPONSE_LIMIT
+    may_stream: bool = False
+
+
+FUNCTION_URL = Front("function_url", may_stream=True)
 
 
 @dataclass(frozen=True)
@@ -32,6 +46,7 @@ class HttpCall:
     event: LambdaFunctionUrlEvent
     invocation: LambdaCall
     streams: bool = False  # its answer may stream (a function URL in RESPONSE_STREAM mode)
+    response_limit: int = SYNC_RESPONSE_LIMIT  # bytes of the result's JSON the front takes (Front.response_limit)
 
     @property
     def method(self) -> str:

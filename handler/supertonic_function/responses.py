@@ -87,15 +87,18 @@ def size_of(result: Any) -> int:
     return len(json.dumps(result, ensure_ascii=True))
 
 
-def http_success(service: Service, rendered: Rendered, *, request_id: str, as_json: bool) -> dict[str, Any]:
-    """200 with the audio (or JSON), or a link to it when it is too large to return inline."""
+def http_success(
+    service: Service, rendered: Rendered, *, request_id: str, as_json: bool, limit: int = SYNC_RESPONSE_LIMIT
+) -> dict[str, Any]:
+    """200 with the audio (or JSON), or a link to it when it is larger than the front takes (``limit``
+    bytes of the result's JSON: Lambda's 6 MB, or a load balancer's 1 MB)."""
     if as_json:
         response = json_response(200, _with_inline_audio(rendered), rendered.headers() | {"content-type": "application/json"})
     else:
         response = binary_response(200, _audio(rendered), rendered.headers())
-    if size_of(response) <= SYNC_RESPONSE_LIMIT:
+    if size_of(response) <= limit:
         return response
-    link = _park(service, rendered, request_id, size_of(response))
+    link = _park(service, rendered, request_id, size_of(response), limit)
     linked = rendered.summary(with_text=True).to_json() | {"audio_url": link.url, "expires_in_s": link.expires_s}
     if as_json:
         return json_response(200, linked, {"location": link.url})
@@ -123,11 +126,11 @@ def _audio(rendered: Rendered) -> bytes:
     return rendered.audio
 
 
-def _park(service: Service, rendered: Rendered, request_id: str, response_bytes: int) -> PresignedUrl:
+def _park(service: Service, rendered: Rendered, request_id: str, response_bytes: int, limit: int = SYNC_RESPONSE_LIMIT) -> PresignedUrl:
     """Put oversized audio in the results bucket and return a presigned GET link to it."""
     bucket = service.config.results_bucket
     if bucket is None:
-        raise ResponseTooLarge(response_bytes, SYNC_RESPONSE_LIMIT, len(rendered.request.text), rendered.request.format.name)
+        raise ResponseTooLarge(response_bytes, limit, len(rendered.request.text), rendered.request.format.name)
     key = service.layout.response_key(request_id, rendered.extension)
     service.store.put(bucket, key, _audio(rendered), content_type=rendered.content_type)
     return service.store.presigned_get(bucket, key, service.config.url_expires_s)

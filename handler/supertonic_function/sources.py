@@ -17,9 +17,10 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from . import direct, fanout, http_api, s3_trigger
-from .envelopes import check_s3, check_sqs, s3_from_eventbridge, sns_message, sqs_body
+from .envelopes import EVENTBRIDGE_S3_TYPES, check_s3, check_sqs, s3_from_eventbridge, sns_message, sqs_body
 from .errors import BatchFailed, MalformedEvent, UnknownEvent, error_result, log_error
 from .invocation import LambdaCall
+from .proxy_sources import AlbSource, RestApiSource
 from .service import Service
 from .telemetry import logger
 
@@ -104,17 +105,34 @@ class WrappedS3NotificationSource:
 
 
 class EventBridgeS3Source:
-    """An ``Object Created`` event of a bucket with EventBridge notifications on (a rule targets the function)."""
+    """An ``Object Created`` or ``Object Deleted`` event of a bucket with EventBridge notifications on
+    (a rule targets the function); a deletion is skipped as a direct ``ObjectRemoved`` notification is."""
 
     name = "s3_eventbridge"
 
     @staticmethod
     def recognises(event: Mapping[str, Any]) -> bool:
-        return event.get("source") == "aws.s3" and event.get("detail-type") == "Object Created"
+        return event.get("source") == "aws.s3" and event.get("detail-type") in EVENTBRIDGE_S3_TYPES
 
     @staticmethod
     def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
         return s3_trigger.handle(service, s3_from_eventbridge(event), call)
+
+
+class ScheduledEventSource:
+    """An EventBridge schedule's event (a keep-warm rule): it asks for nothing, so nothing is done. The
+    invocation itself is the point: it keeps a container with the model loaded."""
+
+    name = "scheduled"
+
+    @staticmethod
+    def recognises(event: Mapping[str, Any]) -> bool:
+        return event.get("source") == "aws.events" and event.get("detail-type") == "Scheduled Event"
+
+    @staticmethod
+    def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
+        logger.info("scheduled event ignored", extra={"resources": event.get("resources")})
+        return {"results": [], "ignored": "Scheduled Event"}
 
 
 class SnsSource:
@@ -215,6 +233,9 @@ class DirectInvokeSource:
 
 SOURCES: tuple[type[EventSource], ...] = (
     FunctionUrlSource,
+    RestApiSource,
+    AlbSource,
+    ScheduledEventSource,
     S3TestEventSource,
     S3NotificationSource,
     EventBridgeS3Source,
