@@ -3,13 +3,17 @@ with nothing synthesized and nothing stored, and the length only where it follow
 
 from __future__ import annotations
 
+import re
+import shlex
+from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 from fixtures_s3 import OUTPUT_BUCKET, HttpAnswer, LambdaContext
 
 from supertonic_engine import available_formats
+from supertonic_function.http_api import ROUTES
 from supertonic_function.runtime import StreamedAnswer
 from supertonic_harness.fronts.furl import http_to_event
 
@@ -143,3 +147,64 @@ def test_head_refuses_what_the_get_refuses(app: Any, configure: Any, synthesized
     assert (head.status, synthesized) == (get.status, [])
     assert get.status == status
     assert head.headers["content-length"] == str(len(get.body))
+
+
+# --- the README's curl lines against the routes --------------------------------------------------------
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+FUNCTION_URL = "https://abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws/"  # as the stack's output, with its slash
+FRONTS = ("${URL}", "$URL", "localhost:8000")  # the function URL, deployed or local; localhost:9000 is RIE's Invoke API
+# curl's options that take a value (curl --help all), so the value is not read as the URL.
+WITH_VALUE = {"-o", "-H", "-d", "-T", "-u", "-X", "-F", "-A", "-w", "--user", "--aws-sigv4", "--request", "--upload-file", "--data",
+              "--data-binary", "--data-raw", "--data-urlencode", "--form", "--header", "--output"}  # fmt: skip
+
+
+def _curl_commands() -> list[str]:
+    """Every curl command the README shows: whole lines in code blocks (quotes may span lines) and inline code."""
+    text = README.read_text(encoding="utf-8")
+    commands = re.findall(r"`(curl [^`\n]+)`", text)
+    for block in re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.S):
+        lines = block.replace("\\\n", " ").splitlines()
+        for n, line in enumerate(lines):
+            if line.lstrip().startswith("curl "):
+                command = line.strip()
+                for more in lines[n + 1 :]:
+                    try:
+                        shlex.split(command, comments=True)
+                        break
+                    except ValueError:  # a quote still open: the command goes on
+                        command += "\n" + more
+                commands.append(command)
+    return commands
+
+
+def _method_and_path(command: str) -> tuple[str, str] | None:
+    """What curl sends: -X, else -I is HEAD, -T PUT, a body POST, nothing GET; None when not the function URL's."""
+    words = shlex.split(command, comments=True)[1:]
+    words = words[: words.index("|")] if "|" in words else words
+    method, url, options = None, None, set()
+    for n, word in enumerate(words):
+        previous = words[n - 1] if n else ""
+        if previous in ("-X", "--request"):
+            method = word
+        elif word.startswith("-"):
+            options.add(word)
+        elif previous not in WITH_VALUE and previous != "<" and word != "<" and any(front in word for front in FRONTS):
+            url = word
+    if url is None:
+        return None
+    if method is None:
+        sends_body = options & {"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F", "--form"}
+        method = "HEAD" if options & {"-I", "--head"} else "PUT" if options & {"-T", "--upload-file"} else "POST" if sends_body else "GET"
+    target = url.replace("${URL}", FUNCTION_URL).replace("$URL", FUNCTION_URL)
+    return method, urlsplit(target if "://" in target else "http://" + target).path
+
+
+def test_every_readme_curl_line_sends_a_method_its_route_serves() -> None:
+    checked = [(command, _method_and_path(command)) for command in _curl_commands()]
+    sent = [(command, found) for command, found in checked if found is not None]
+    assert len(sent) >= 5, f"the README's curl lines were not found: {checked}"
+    for command, (method, path) in sent:
+        routed = path.rstrip("/") or "/"  # as HttpCall.path: no trailing slash, and a double slash is a path of its own
+        served = [m for route in ROUTES if route.match(routed) is not None for m in route.methods]
+        assert method in served, f"{command!r} sends {method} {path}; that path serves {served or 'nothing'}"
