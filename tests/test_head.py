@@ -208,3 +208,38 @@ def test_every_readme_curl_line_sends_a_method_its_route_serves() -> None:
         routed = path.rstrip("/") or "/"  # as HttpCall.path: no trailing slash, and a double slash is a path of its own
         served = [m for route in ROUTES if route.match(routed) is not None for m in route.methods]
         assert method in served, f"{command!r} sends {method} {path}; that path serves {served or 'nothing'}"
+
+
+# --- through the local function URL with a real client -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def front(tiny_model_dir: Path) -> Any:
+    """The repository's handler under RIE on the tiny model, behind the local function URL."""
+    from harness_fixtures.support import function_args
+
+    from supertonic_harness.fronts.emulator import FunctionUrlServer
+    from supertonic_harness.fronts.local import start_local_function
+
+    with start_local_function(function_args("--model", str(tiny_model_dir), "--timeout", "30")) as local:
+        server = FunctionUrlServer(local).start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+@pytest.mark.parametrize("fmt", [f for f in ("wav", "mp3") if f in available_formats()])
+def test_httpx_head_gets_the_get_s_headers_and_a_length_only_for_wav(front: Any, fmt: str) -> None:
+    import httpx
+
+    url = front.url + "?" + urlencode({"text": TEXT, "steps": 2, "seed": 7, "format": fmt})
+    with httpx.Client(timeout=60) as client:
+        head, get = client.head(url), client.get(url)
+    assert head.status_code == get.status_code == 200 and head.content == b""
+    assert head.headers["content-type"] == get.headers["content-type"]
+    assert head.headers["x-supertonic-duration-s"] == get.headers["x-supertonic-duration-s"]
+    if fmt == "wav":
+        assert head.headers["content-length"] == str(len(get.content))
+    else:
+        assert "content-length" not in head.headers
