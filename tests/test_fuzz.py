@@ -202,8 +202,11 @@ def _check_http(event: dict[str, Any], result: dict[str, Any], problems: list[st
     if _method(event) == "HEAD":
         if http.body:
             problems.append("HEAD answered with a body")
-        if not headers.get("content-length", "").isdigit():
-            problems.append("HEAD answered without the length GET would send")
+        length = headers.get("content-length")
+        if length is not None and not length.isdigit():
+            problems.append(f"HEAD answered with content-length {length!r}")
+        if length is None and status >= 400:  # audio's length may be known only once made; an error's always is
+            problems.append("HEAD answered an error without the length GET would send")
         return problems, status, False
     if "content-length" in headers and headers["content-length"] != str(len(http.body)):
         problems.append(f"content-length {headers['content-length']} but {len(http.body)} bytes")

@@ -243,7 +243,10 @@ def test_head_answers_like_get_without_the_body(app: Any, name: str) -> None:
     assert head["statusCode"] == get["statusCode"] == 200
     assert head["body"] == ""
     length = len(HttpAnswer.of(get).body)
-    assert head["headers"].pop("content-length") == str(length)
+    if name == "furl_get_query":  # FLAC, whose length is known only once encoded: not said (tests/test_head.py)
+        assert "content-length" not in head["headers"]
+    else:
+        assert head["headers"].pop("content-length") == str(length)
     volatile = ("x-supertonic-rtf", "x-supertonic-synth-ms")  # timings differ between two runs
     assert {k: v for k, v in head["headers"].items() if k not in volatile} == {k: v for k, v in get["headers"].items() if k not in volatile}
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 
-from supertonic_engine import CAPTION_TYPES, DEFAULT_VOICE, MARKS_CONTENT_TYPE, Prepared, available_formats
+from supertonic_engine import CAPTION_TYPES, DEFAULT_VOICE, MARKS_CONTENT_TYPE, Prepared, available_formats, file_bytes
 from supertonic_engine.errors import InvalidParameter, SupertonicError
 
 from . import jobs, streamed
@@ -56,6 +56,8 @@ from .responses import (
     binary_response,
     empty_response,
     error_response,
+    head_answer,
+    head_of_audio,
     http_success,
     json_response,
     text_response,
@@ -173,10 +175,12 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> Answer:
     if request.answer != "audio":
         return _describe(service, call, prepared, request.answer)
     # Before synthesis: a request nobody can accept the answer to costs nothing.
-    answer = call.negotiate([prepared.format.content_type.split(";")[0], JSON_TYPE])
-    if call.streams and answer != JSON_TYPE and call.method != "HEAD":
+    as_json = call.negotiate([prepared.format.content_type.split(";")[0], JSON_TYPE]) == JSON_TYPE
+    if call.method == "HEAD":
+        return _head(service, call, prepared, as_json=as_json)
+    if call.streams and not as_json:
         planned = _plan(service, call, prepared, events=False)
-        if planned.max_bytes <= streamed.STREAM_CAP_BYTES:  # else parked in S3 below, as a buffered answer is
+        if _fits_a_stream(planned):  # else parked in S3 below, as a buffered answer is
             return streamed.answer(service.engine, planned, streamed.StreamSettings.of(service.config))
     rendered = render(
         service.engine,
@@ -184,7 +188,31 @@ def _speak(service: Service, call: HttpCall, request: TtsRequest) -> Answer:
         budget_s=call.invocation.synthesis_budget_s(),
         source="http",
     )
-    return http_success(service, rendered, request_id=call.invocation.request_id, as_json=answer == JSON_TYPE, limit=call.response_limit)
+    return http_success(service, rendered, request_id=call.invocation.request_id, as_json=as_json, limit=call.response_limit)
+
+
+def _head(service: Service, call: HttpCall, prepared: Prepared, *, as_json: bool) -> dict[str, Any]:
+    """HEAD of the audio: the GET's status and headers from the duration predictor's forecast (its
+    audio-length check included), with nothing synthesized or stored. The length is the file's
+    only where the forecast is exact (no trimmed silence) and the format's size follows from it."""
+    engine = service.engine
+    planned = _plan(service, call, prepared, events=False)
+    headers = streamed.answer_headers(engine, planned) | ({"content-type": JSON_TYPE} if as_json else {})
+    exact = None if prepared.options.trim_silence else file_bytes(prepared.format, planned.frames, engine.sample_rate)
+    streams = call.streams and not as_json and _fits_a_stream(planned)
+    return head_of_audio(
+        service,
+        headers,
+        audio_bytes=exact,
+        streamed=streams,
+        characters=len(prepared.text),
+        fmt=prepared.format.name,
+        limit=call.response_limit,
+    )
+
+
+def _fits_a_stream(planned: streamed.Plan) -> bool:
+    return planned.max_bytes <= streamed.STREAM_CAP_BYTES
 
 
 def _events(service: Service, call: HttpCall, prepared: Prepared) -> Answer:
@@ -192,12 +220,14 @@ def _events(service: Service, call: HttpCall, prepared: Prepared) -> Answer:
     refused on the forecast before any synthesis)."""
     if prepared.extras.captions:
         raise InvalidParameter("captions are a file of their own: ask for them with stream_format 'audio'", field="stream_format")
-    whole = not call.streams or call.method == "HEAD"
+    whole = not call.streams
     planned = _plan(service, call, prepared, events=True)
     # A whole answer is the events' bytes again as base64 in the runtime's JSON.
     size, limit = (planned.max_bytes * 4 // 3, call.response_limit) if whole else (planned.max_bytes, streamed.STREAM_CAP_BYTES)
     if size > limit:
         raise ResponseTooLarge(size, limit, len(prepared.text), "sse")
+    if call.method == "HEAD":  # the events' length is known only once they are made
+        return head_answer(200, streamed.answer_headers(service.engine, planned))
     events = streamed.answer(service.engine, planned, streamed.StreamSettings.of(service.config))
     if not whole:
         return events

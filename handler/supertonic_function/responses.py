@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from .errors import ResponseTooLarge, error_body, error_detail, http_status
+from .negotiation import JSON_TYPE
 from .rendering import Rendered
 from .service import Service
 from .storage import PresignedUrl
@@ -43,8 +44,18 @@ def empty_response(status: int, headers: dict[str, str]) -> dict[str, Any]:
     return {"statusCode": status, "headers": dict(headers), "body": "", "isBase64Encoded": False}
 
 
+class HeadAnswer(dict[str, Any]):
+    """An answer made for HEAD without making the GET's body: none, and a length only where it is known."""
+
+
+def head_answer(status: int, headers: dict[str, str]) -> HeadAnswer:
+    return HeadAnswer(statusCode=status, headers=dict(headers), body="", isBase64Encoded=False)
+
+
 def without_body(response: dict[str, Any]) -> dict[str, Any]:
     """The answer to HEAD: the GET answer's status and headers with its length, and no body."""
+    if isinstance(response, HeadAnswer):
+        return response
     body = response["body"]
     length = len(base64.b64decode(body)) if response["isBase64Encoded"] else len(body.encode("utf-8"))
     headers = {**response["headers"], "content-length": str(length)}
@@ -104,6 +115,35 @@ def http_success(
         return json_response(200, linked, {"location": link.url})
     # 303 See Other: the audio is over there; curl -L and browsers' fetch follow it by themselves.
     return json_response(303, linked, {"location": link.url})
+
+
+def head_of_audio(
+    service: Service,
+    headers: dict[str, str],
+    *,
+    audio_bytes: int | None,
+    streamed: bool,
+    characters: int,
+    fmt: str,
+    limit: int = SYNC_RESPONSE_LIMIT,
+) -> HeadAnswer:
+    """HEAD of audio not made: the status ``http_success`` (or a stream) would give, from the
+    forecast. ``audio_bytes`` is the exact size of the file where the length alone decides it (WAV
+    and raw PCM), else None: then the answer is taken to fit inline, as nothing smaller can be said
+    before encoding, and a GET may still be the 303 below. Nothing is stored, so a 303 has no
+    ``location``: RFC 9110 §9.3.2 lets HEAD omit "header fields for which a value is determined only
+    while generating the content"; the length goes only with the audio itself."""
+    length = {} if audio_bytes is None or headers["content-type"] == JSON_TYPE else {"content-length": str(audio_bytes)}
+    if streamed:
+        return head_answer(200, headers | length)
+    # The smallest answer a GET can send inline: the audio as base64 with these headers (a GET's add its timings).
+    base64_chars = 4 * ((audio_bytes + 2) // 3) if audio_bytes else 0
+    smallest = size_of(binary_response(200, b"", headers)) + base64_chars
+    if smallest <= limit:
+        return head_answer(200, headers | length)
+    if service.config.results_bucket is None:
+        raise ResponseTooLarge(smallest, limit, characters, fmt)
+    return head_answer(303, json_response(303, None)["headers"])
 
 
 def direct_success(service: Service, rendered: Rendered, *, request_id: str) -> dict[str, Any]:

@@ -101,16 +101,28 @@ def answer(engine: Engine, planned: Plan, settings: StreamSettings) -> StreamedA
     a failure there is still an ordinary HTTP error."""
     planned.deadline.keep_back(delivery_s(planned.max_bytes), f"streaming about {planned.max_bytes / 1e6:,.1f} MB")
     synthesis = _Synthesis(engine, planned)
-    prepared = planned.prepared
-    audio_type = content_type(prepared.format, engine.sample_rate)
     if planned.events:
         pieces = _padded(synthesis.events(), settings.sse_pad_bytes)
-        described = {"content-type": f"{SSE_TYPE}; charset=utf-8", "x-supertonic-audio-type": audio_type}
     else:
         pieces = _coalesced(synthesis.audio(), settings.min_write_bytes)
-        described = {"content-type": audio_type}
     first = _first(pieces)
-    return StreamedAnswer(_prelude(200, _headers(engine, planned) | described), _after(first, pieces))
+    return StreamedAnswer(_prelude(200, answer_headers(engine, planned)), _after(first, pieces))
+
+
+def answer_headers(engine: Engine, planned: Plan) -> dict[str, str]:
+    """The headers ``answer`` starts with, known before any synthesis (HEAD answers with them too)."""
+    prepared = planned.prepared
+    headers = described_headers(
+        prepared.format.sample_rate or engine.sample_rate, len(prepared.chunks), engine.model_kind, engine.precision, prepared.options.voice
+    )
+    headers["cache-control"] = "no-store"
+    headers |= ignored_header(prepared)
+    if not prepared.options.trim_silence:  # trimmed, the length is known only at the end
+        headers["x-supertonic-duration-s"] = f"{planned.seconds:.3f}"
+    audio_type = content_type(prepared.format, engine.sample_rate)
+    if planned.events:
+        return headers | {"content-type": f"{SSE_TYPE}; charset=utf-8", "x-supertonic-audio-type": audio_type}
+    return headers | {"content-type": audio_type}
 
 
 def as_streamed(response: Mapping[str, Any]) -> StreamedAnswer:
@@ -296,18 +308,6 @@ def _marks_within(marks: list[SpeechMark], chunk: ChunkTiming, next_start_s: flo
     start_ms = 0 if chunk.index == 0 else round(chunk.start_s * 1000)
     end_ms = None if next_start_s is None else round(next_start_s * 1000)
     return [m for m in marks if m.time_ms >= start_ms and (end_ms is None or m.time_ms < end_ms)]
-
-
-def _headers(engine: Engine, planned: Plan) -> dict[str, str]:
-    prepared = planned.prepared
-    headers = described_headers(
-        prepared.format.sample_rate or engine.sample_rate, len(prepared.chunks), engine.model_kind, engine.precision, prepared.options.voice
-    )
-    headers["cache-control"] = "no-store"
-    headers |= ignored_header(prepared)
-    if not prepared.options.trim_silence:  # trimmed, the length is known only at the end
-        headers["x-supertonic-duration-s"] = f"{planned.seconds:.3f}"
-    return headers
 
 
 def _prelude(status: int, headers: Mapping[str, str], cookies: list[str] | None = None) -> dict[str, Any]:

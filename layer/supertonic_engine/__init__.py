@@ -27,7 +27,7 @@ whole (the typed errors a caller catches: every one is importable from there). E
 Lambda function imports only the public surface (tests/test_public_api.py holds it to that).
 """
 
-from .audio import DEFAULT_FORMAT, AudioWriter, audio_format, available_formats, content_type, encode
+from .audio import DEFAULT_FORMAT, AudioWriter, audio_format, available_formats, content_type, encode, file_bytes
 from .audio_stream import StreamEncoder
 from .config import SessionConfig, true_or_false, usable_cpus
 from .cpu import cpu_features
@@ -100,6 +100,7 @@ __all__ = [
     "content_type",
     "cpu_features",
     "encode",
+    "file_bytes",
     "json_lines",
     "rename_voices",
     "true_or_false",

@@ -103,6 +103,25 @@ def content_type(name: str | AudioFormat, sample_rate: int = 44_100) -> str:
     return f"{fmt.content_type};rate={fmt.sample_rate or sample_rate};{RAW_PCM_PARAMETERS}"
 
 
+# libsndfile's WAV header for 16-bit mono PCM: RIFF, fmt and data chunk headers (audio_stream.py writes the same).
+WAV_PCM16_HEADER_BYTES = 44
+
+
+def file_bytes(fmt: AudioFormat, frames: int, sample_rate: int) -> int | None:
+    """The exact size of ``frames`` samples at ``sample_rate`` as a ``fmt`` file where the length
+    alone decides it (WAV and raw PCM: 16-bit samples); None for the compressed formats."""
+    if fmt.name == "wav":
+        return WAV_PCM16_HEADER_BYTES + 2 * frames
+    if fmt.container is None:
+        return 2 * resampled_frames(frames, sample_rate, fmt.sample_rate or sample_rate)
+    return None
+
+
+def resampled_frames(frames: int, source_rate: int, target_rate: int) -> int:
+    """Samples a whole signal of ``frames`` becomes at ``target_rate``: its length rounded to the nearest sample."""
+    return (2 * frames * target_rate + source_rate) // (2 * source_rate)
+
+
 def to_pcm16(samples: np.ndarray) -> np.ndarray:
     """Peak-safe float -> int16: clip first, then scale and round."""
     clipped = np.clip(np.nan_to_num(samples, nan=0.0), -1.0, 1.0)
@@ -141,8 +160,8 @@ class Resampler:
         """Resample the next piece; ``final=True`` flushes the tail after the last piece."""
         self._pending = np.concatenate([self._pending, np.asarray(samples, dtype=np.float64).reshape(-1)])
         self._received += samples.size
-        if final:  # the output length rounded to the nearest sample
-            end = (2 * self._received * self.down + self.up) // (2 * self.up)
+        if final:
+            end = resampled_frames(self._received, self.up, self.down)
         else:  # an output is ready once every input it reads has arrived
             end = max(self._emitted, (self._received - 1 - self.HALF_TAPS) * self.down // self.up + 1)
         blocks = [self._outputs(n, min(n + self.BLOCK, end)) for n in range(self._emitted, end, self.BLOCK)]
