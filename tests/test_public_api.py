@@ -59,6 +59,7 @@ SURFACE = [
     "content_type",
     "cpu_features",
     "encode",
+    "file_bytes",
     "json_lines",
     "rename_voices",
     "true_or_false",
