@@ -339,7 +339,7 @@ class EventFuzzer:
         if servable or self.chance(0.5):
             fields["response_format"] = self.pick(["mp3", "wav", "flac", "pcm"] if servable else [*FORMATS, "aac", 1])
         if servable or self.chance(0.5):
-            fields["speed"] = round(self.rng.uniform(0.25, 4.0), 2) if servable else self.pick([0.1, 5, "1", None, True, 1.0])
+            fields["speed"] = round(self.rng.uniform(0.67, 1.9), 2) if servable else self.pick([0.1, 5, "1", None, True, 1.0])
         for name, value in (("instructions", "calm"), ("stream_format", self.pick(["audio", "sse"])), ("lang", "en")):
             if self.chance(0.2):
                 fields[name] = value

@@ -28,6 +28,7 @@ ENV_OUTPUT_PREFIX = "SUPERTONIC_OUTPUT_PREFIX"
 ENV_SYNC_MAX_TEXT_CHARS = "SUPERTONIC_SYNC_MAX_TEXT_CHARS"
 ENV_SYNC_MAX_SPOKEN_CHARS = "SUPERTONIC_SYNC_MAX_SPOKEN_CHARS"
 ENV_SYNC_MAX_AUDIO_S = "SUPERTONIC_SYNC_MAX_AUDIO_S"
+ENV_SYNC_PLAN_RTF = "SUPERTONIC_SYNC_PLAN_RTF"
 ENV_MAX_OBJECT_BYTES = "SUPERTONIC_MAX_OBJECT_BYTES"
 ENV_DEADLINE_MARGIN_S = "SUPERTONIC_DEADLINE_MARGIN_S"
 ENV_URL_EXPIRES_S = "SUPERTONIC_URL_EXPIRES_S"
@@ -92,6 +93,13 @@ class FunctionConfig:
     # 260 s of English and up to about 570 s of Korean at the default speed).
     sync_max_spoken_chars: int = 6000
     sync_max_audio_s: float = 600.0
+    # Seconds of rendering per second of audio at the default steps that a synchronous request is
+    # planned with: its forecast audio times this (times steps/8 past 8 steps) must fit the timeout
+    # less the margin, or it is refused before any audio is made. 0.3 is 1.5 times the RTF measured
+    # at the template's MemorySize (1,769 MB fp32: 0.200) and above 2,048 MB's (0.246), on the full
+    # stand-in (benchmarks/cost-lambda-sizes.txt, `supertonic-lambda bench --cost`). None (0 in
+    # the environment): no plan, the deadline alone stops what does not fit.
+    sync_plan_rtf: float | None = 0.3
     # Largest text object (or job) the S3 trigger downloads.
     max_object_bytes: int = 256 * 1024
     # Seconds kept back from the time left for what follows synthesis whatever its size: closing
@@ -182,12 +190,30 @@ class FunctionConfig:
 
     @property
     def sync_limits(self) -> Limits:
-        """What one synchronous request may cost; jobs and dropped files have the whole timeout."""
+        """What one synchronous request at the default steps may cost; jobs and dropped files have
+        the whole timeout."""
+        return self.sync_limits_at(SynthesisOptions.steps)
+
+    def sync_limits_at(self, steps: int) -> Limits:
+        """What one synchronous request rendered at ``steps`` may cost: its forecast audio is also
+        bounded by what the timeout renders at ``sync_plan_rtf`` (a request past it is refused
+        before any audio, not stopped by the deadline after minutes of work)."""
         return Limits(
             max_text_chars=self.sync_max_text_chars,
             max_spoken_chars=self.sync_max_spoken_chars,
-            max_audio_s=self.sync_max_audio_s,
+            max_audio_s=min(self.sync_max_audio_s, self.renderable_audio_s(steps)),
         )
+
+    def renderable_audio_s(self, steps: int) -> float:
+        """Seconds of audio one invocation renders at ``steps`` in its timeout less the margin, at
+        ``sync_plan_rtf``; unbounded where the timeout or the plan is not known. Past the default steps the
+        time grows with them (12 steps took 1.5 times 8 steps' on the tiny stand-in); fewer steps
+        are planned as the default, since the encoder and vocoder do not shrink with them: a plan
+        that errs long refuses a little early, one that errs short ends in a 504."""
+        if self.function_timeout_s is None or self.sync_plan_rtf is None:
+            return math.inf
+        step_share = max(1.0, steps / SynthesisOptions.steps)
+        return (self.function_timeout_s - self.deadline_margin_s) / (self.sync_plan_rtf * step_share)
 
     def session_config(self, env: Mapping[str, str] | None = None) -> SessionConfig:
         """The engine's ONNX Runtime settings (``SUPERTONIC_*``); unless the threads are set there,
@@ -322,6 +348,11 @@ def _positive_int_or_none(raw: str) -> int | None:
     return _non_negative_int(raw) or None
 
 
+def _positive_number_or_none(raw: str) -> float | None:
+    """A finite number; 0 (the usual "off") is None: the setting is not used."""
+    return _number(0)(raw) or None
+
+
 def _invoke_mode(raw: str) -> str:
     return raw.upper()
 
@@ -340,6 +371,7 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "sync_max_text_chars": (ENV_SYNC_MAX_TEXT_CHARS, _positive_int),
     "sync_max_spoken_chars": (ENV_SYNC_MAX_SPOKEN_CHARS, _positive_int),
     "sync_max_audio_s": (ENV_SYNC_MAX_AUDIO_S, _number(0, low_included=False)),
+    "sync_plan_rtf": (ENV_SYNC_PLAN_RTF, _positive_number_or_none),
     # Read whole into memory: no more than the largest function has.
     "max_object_bytes": (ENV_MAX_OBJECT_BYTES, _whole(1, LAMBDA_MAX_MEMORY_MB * 1000 * 1000)),
     # Below the longest timeout, whatever the timeout (it is checked against a known one at init too).

@@ -7,6 +7,7 @@ returned, not raised, so a synchronous caller reads it instead of a runtime stac
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from .described import describe
@@ -23,6 +24,7 @@ def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> dict[st
         request = parse_request(
             event, voices=service.voices, limits=service.config.sync_limits, defaults=service.config.synthesis_defaults()
         )
+        request = replace(request, limits=service.config.sync_limits_at(request.options.steps))  # the steps it renders
         prepared = request.prepare(service.engine)
         budget_s = call.synthesis_budget_s()
         if request.answer != "audio":

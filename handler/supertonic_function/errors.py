@@ -323,6 +323,14 @@ OPENAI_PARAMS: Mapping[str, str] = {"text": "input", "format": "response_format"
 NOT_OPENAI_PARAMS = frozenset({"body", "accept", "content-type"})
 
 
+def openai_status(error: BaseException) -> int:
+    """The status on OpenAI's route: OpenAI answers input over its length with 400
+    ``invalid_request_error``, and its SDK has no exception class for 413 (a bare ``APIStatusError``),
+    so what the function's own routes answer 413 is a 400 there."""
+    status = http_status(error)
+    return 400 if status == 413 else status
+
+
 def error_body(error: BaseException, request_id: str | None = None, *, openai: bool = False) -> dict[str, Any]:
     """``{"error": {"code", "message", "field"}}``; ``openai``: with OpenAI's ``type`` and ``param`` too."""
     detail = error_detail(error, request_id)

@@ -136,12 +136,14 @@ def speak(service: Service, call: HttpCall, _: dict[str, str]) -> Answer:
     request = parse_request(
         fields, voices=service.voices, limits=config.sync_limits, from_strings=from_strings, defaults=config.synthesis_defaults()
     )
-    return _speak(service, call, request)
+    return _speak(service, call, replace(request, limits=config.sync_limits_at(request.options.steps)))
 
 
 def speak_openai(service: Service, call: HttpCall, _: dict[str, str]) -> Answer:
     config = service.config
-    request = parse_openai_request(call.json_body(), voices=service.voices, limits=config.sync_limits, defaults=config.synthesis_defaults())
+    request = parse_openai_request(
+        call.json_body(), voices=service.voices, limits=config.sync_limits_at, defaults=config.synthesis_defaults()
+    )
     return _speak(service, call, request)
 
 

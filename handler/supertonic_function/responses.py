@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from .errors import ResponseTooLarge, error_body, error_detail, http_status
+from .errors import ResponseTooLarge, error_body, error_detail, http_status, openai_status
 from .negotiation import JSON_TYPE
 from .rendering import Rendered
 from .service import Service
@@ -74,7 +74,7 @@ def binary_response(status: int, body: bytes, headers: dict[str, str]) -> dict[s
 def error_response(error: BaseException, *, request_id: str | None, as_audio: bool = False, openai: bool = False) -> dict[str, Any]:
     """The error's status with ``{"error": ...}`` (``openai``: in OpenAI's shape too), or with the
     bundled error clip for audio-only clients."""
-    status = http_status(error)
+    status = openai_status(error) if openai else http_status(error)
     if as_audio:
         detail = error_detail(error, request_id)
         return binary_response(status, error_clip(), {"content-type": "audio/wav", "x-supertonic-error": detail["code"]})
