@@ -95,11 +95,13 @@ class FunctionConfig:
     sync_max_audio_s: float = 600.0
     # Seconds of rendering per second of audio at the default steps that a synchronous request is
     # planned with: its forecast audio times this (times steps/8 past 8 steps) must fit the timeout
-    # less the margin, or it is refused before any audio is made. 0.3 is 1.5 times the RTF measured
-    # at the template's MemorySize (1,769 MB fp32: 0.200) and above 2,048 MB's (0.246), on the full
-    # stand-in (benchmarks/cost-lambda-sizes.txt, `supertonic-lambda bench --cost`). None (0 in
-    # the environment): no plan, the deadline alone stops what does not fit.
-    sync_plan_rtf: float | None = 0.3
+    # less the margin, or it is refused before any audio is made. 0.45: the full stand-in of the
+    # real release's shapes, fp32 at `lambda-2048`, rendered the 2,879-character limit text's 274 s
+    # of audio in 108-118 s (0.40-0.43; benchmarks/latency-streamed.json, 2026-12-06), one of them
+    # past the 118 s a request may take. (benchmarks/cost-lambda-sizes.txt's 0.200 at 1,769 MB was
+    # measured on an earlier, smaller stand-in.) None (0 in the environment): no plan, the deadline
+    # alone stops what does not fit.
+    sync_plan_rtf: float | None = 0.45
     # Largest text object (or job) the S3 trigger downloads.
     max_object_bytes: int = 256 * 1024
     # Seconds kept back from the time left for what follows synthesis whatever its size: closing
