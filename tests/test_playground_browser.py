@@ -398,11 +398,11 @@ class _StageHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def _forward(self) -> None:
-        if not self.path.startswith(STAGE + "/"):
+        if self.path != STAGE and not self.path.startswith(STAGE + "/"):
             return self._send(404, {"content-type": "application/json"}, b'{"message":"Not Found"}')
         body = self.rfile.read(int(self.headers.get("content-length") or 0))
         request = urllib.request.Request(
-            self.server.target + self.path[len(STAGE) + 1 :],
+            self.server.target + self.path[len(STAGE) :].lstrip("/"),
             data=body or None,
             method=self.command,
             headers={name: value for name, value in self.headers.items() if name.lower() in ("accept", "content-type")},
@@ -440,8 +440,12 @@ def stage(server: FunctionUrlServer) -> Iterator[_StageProxy]:
         proxy.server_close()
 
 
-def test_the_page_served_under_a_stage_calls_the_api_under_the_same_stage(browser: Any, stage: _StageProxy, patience_s: float) -> None:
-    browser.get(stage.url)
+@pytest.mark.parametrize("slash", ["/", ""])
+def test_the_page_served_under_a_stage_calls_the_api_under_the_same_stage(
+    browser: Any, stage: _StageProxy, patience_s: float, slash: str
+) -> None:
+    """The stage's URL opens the page with or without its last slash; either way the API is under it."""
+    browser.get(stage.url.rstrip("/") + slash)
     _wait(
         browser,
         patience_s,
