@@ -79,3 +79,12 @@ def test_a_text_query_is_audio_whoever_asks(app: Any, query: str, accept: str | 
 def test_clients_that_do_not_ask_for_html_keep_the_api_answer(app: Any, accept: str | None) -> None:
     answer = _call(app, _get("", accept))
     assert answer.status == 400 and answer.json()["error"]["field"] == "text"
+
+
+def test_every_api_call_in_the_page_is_relative_to_where_it_was_served(app: Any) -> None:
+    """Behind an API Gateway stage the page is at /prod/ and the API under it: an absolute path
+    such as "/v1/tts" would leave the stage."""
+    (script,) = re.findall(r"<script>(.*?)</script>", _call(app, _get()).body.decode("utf-8"), re.S)
+    assert re.findall(r"""["'`]/\w""", script) == []  # no string that starts at the origin's root
+    fetches = re.findall(r"\bfetch\(([^,)]*)", script)
+    assert fetches and all(argument.startswith("endpoint(") for argument in fetches), fetches

@@ -11,10 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
+import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +29,7 @@ from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from supertonic_function.http_api import openapi_document
 from supertonic_harness.fronts.emulator import FunctionUrlServer
 from supertonic_harness.fronts.local import start_local_function
 
@@ -109,9 +114,16 @@ def patience_s(observed_s: float) -> float:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the browser saves what the page offers (marks, captions), not the home folder."""
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def browser(downloads: Path) -> Iterator[Any]:
     chromium, driver_path = _browser_paths()
     options = webdriver.ChromeOptions()
+    options.add_experimental_option("prefs", {"download.default_directory": str(downloads), "download.prompt_for_download": False})
     options.binary_location = chromium
     for argument in (
         "--headless=new",
@@ -213,7 +225,9 @@ def test_an_unknown_voice_is_shown_next_to_the_voice_field(page: Any, patience_s
     assert not page.find_element(By.ID, "result").is_displayed()
 
 
-def test_text_over_the_synchronous_limit_is_offered_as_a_job_and_polled_until_done(page: Any, patience_s: float, observed_s: float) -> None:
+def test_text_over_the_synchronous_limit_is_offered_as_a_job_and_polled_until_done(
+    page: Any, patience_s: float, observed_s: float, downloads: Path
+) -> None:
     limit = int(page.find_element(By.TAG_NAME, "body").get_attribute("data-sync-max-chars"))
     long_text = ("This sentence is part of a text too long to speak in one request. " * (limit // 60 + 1))[: limit + 40]
     # Thousands of keystrokes prove nothing the first test does not: set the value, then type one more.
@@ -236,6 +250,12 @@ def test_text_over_the_synchronous_limit_is_offered_as_a_job_and_polled_until_do
     assert audio["duration"] == pytest.approx(reported, abs=1e-3)
     assert "/v1/jobs/" not in audio["src"] and audio["src"].startswith("http://127.0.0.1:")  # moto's presigned link
     assert int(_text(page, "chunks")) > 1
+    # The link is S3's, another origin, where a browser ignores the download attribute: the link
+    # itself says to save the file, and under which name.
+    page.find_element(By.ID, "download").click()
+    _wait(
+        page, patience_s, lambda d: list(downloads.glob("audio-*.wav")), f"Download saved no audio-*.wav; it saved {os.listdir(downloads)}"
+    )
 
 
 def _timing(driver: Any) -> dict[str, Any]:
@@ -307,6 +327,9 @@ def test_pcm_too_large_to_answer_inline_is_asked_for_again_as_json_and_linked(pa
     _wait(page, patience_s, lambda d: "synthesized" in _text(d, "status"), "the JSON answer never came")
     assert download.get_attribute("href").startswith("http://127.0.0.1:")  # moto's presigned link, not a blob
     assert _text(page, "delivery") == "once the whole file arrived" and _timing(page)["done"] is not None
+    # No player reads raw PCM, and the page may not fetch the link to add a header: it says so
+    # instead of showing a player at 0:00.
+    assert "Download" in _text(page, "player-note") and page.find_element(By.ID, "audio").get_attribute("src") in (None, "")
     assert not page.find_element(By.ID, "general-error").is_displayed()
     assert _blocked_by_the_policy(page) == []  # the 303 was never followed
 
@@ -350,3 +373,152 @@ def test_a_missing_browser_says_how_to_get_it_and_fails_only_where_required(
         outcome, match=r"run \./dev test as root.*apt-get install -y chromium chromium-driver \(\./dev test installs them only"
     ):
         _browser_paths()
+
+
+STAGE = "/prod"
+
+
+class _StageProxy(ThreadingHTTPServer):
+    """An API Gateway named stage in front of the function URL, as the browser sees it: the API is
+    under /prod/ (passed on without the prefix) and any path outside the stage is a 404."""
+
+    daemon_threads = True
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        super().__init__(("127.0.0.1", 0), _StageHandler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}{STAGE}/"
+
+
+class _StageHandler(BaseHTTPRequestHandler):
+    server: _StageProxy
+    protocol_version = "HTTP/1.1"
+
+    def _forward(self) -> None:
+        if self.path != STAGE and not self.path.startswith(STAGE + "/"):
+            return self._send(404, {"content-type": "application/json"}, b'{"message":"Not Found"}')
+        body = self.rfile.read(int(self.headers.get("content-length") or 0))
+        request = urllib.request.Request(
+            self.server.target + self.path[len(STAGE) :].lstrip("/"),
+            data=body or None,
+            method=self.command,
+            headers={name: value for name, value in self.headers.items() if name.lower() in ("accept", "content-type")},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                return self._send(answer.status, dict(answer.headers.items()), answer.read())
+        except urllib.error.HTTPError as refused:
+            return self._send(refused.code, dict(refused.headers.items()), refused.read())
+
+    def _send(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            if name.lower() not in ("content-length", "transfer-encoding", "connection", "date", "server"):
+                self.send_header(name, value)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = do_HEAD = _forward
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def stage(server: FunctionUrlServer) -> Iterator[_StageProxy]:
+    proxy = _StageProxy(server.url)
+    thread = threading.Thread(target=proxy.serve_forever, name="stage", daemon=True)
+    thread.start()
+    try:
+        yield proxy
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+
+
+@pytest.mark.parametrize("slash", ["/", ""])
+def test_the_page_served_under_a_stage_calls_the_api_under_the_same_stage(
+    browser: Any, stage: _StageProxy, patience_s: float, slash: str
+) -> None:
+    """The stage's URL opens the page with or without its last slash; either way the API is under it."""
+    browser.get(stage.url.rstrip("/") + slash)
+    _wait(
+        browser,
+        patience_s,
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true",
+        f"the page at {STAGE}/ never read its voices and the API's ranges from under {STAGE}/",
+    )
+    _type(browser, "text", SENTENCE)
+    _type(browser, "steps", "2")
+    browser.find_element(By.ID, "play").click()
+    audio = _wait(browser, patience_s, _loaded_audio, f"no audio was loaded after Play under {STAGE}/")
+    assert audio["duration"] > 0 and not browser.find_element(By.ID, "general-error").is_displayed()
+
+
+def test_the_speed_field_is_bounded_by_the_range_the_api_documents(page: Any) -> None:
+    """The bounds come from GET /openapi.json, the document the function serves: one copy of the numbers."""
+    documented = openapi_document()["components"]["schemas"]["TtsRequest"]["properties"]
+    speed = page.find_element(By.ID, "speed")
+    assert float(speed.get_attribute("min")) == documented["speed"]["minimum"]
+    assert float(speed.get_attribute("max")) == documented["speed"]["maximum"]
+    steps = page.find_element(By.ID, "steps")
+    assert (int(steps.get_attribute("min")), int(steps.get_attribute("max"))) == (
+        documented["steps"]["minimum"],
+        documented["steps"]["maximum"],
+    )
+    _type(page, "speed", "0.5")  # said as it is typed, before any request
+    error = page.find_element(By.ID, "speed-error")
+    assert error.is_displayed() and speed.get_attribute("aria-invalid") == "true"
+    low, high = (f"{documented['speed'][bound]:g}" for bound in ("minimum", "maximum"))
+    assert f"from {low} to {high}" in error.text
+    page.find_element(By.ID, "play").click()  # refused on the page: nothing is sent, nothing played
+    assert error.is_displayed() and not page.find_element(By.ID, "result").is_displayed()
+    assert _text(page, "status") == ""
+    _type(page, "speed", "1.2")
+    assert not error.is_displayed() and speed.get_attribute("aria-invalid") is None
+
+
+@pytest.mark.parametrize(
+    ("track", "file_name"), [("marks", "supertonic.marks.jsonl"), ("srt", "supertonic.srt"), ("vtt", "supertonic.vtt")]
+)
+def test_marks_and_captions_are_saved_as_files(page: Any, patience_s: float, downloads: Path, track: str, file_name: str) -> None:
+    _type(page, "text", "Mary had a little lamb. Its fleece was white as snow.")
+    _type(page, "steps", "2")
+    Select(page.find_element(By.ID, "track")).select_by_value(track)
+    page.find_element(By.ID, "track-get").click()
+    link = page.find_element(By.ID, "track-download")
+    _wait(page, patience_s, lambda d: link.get_attribute("download") == file_name, f"no {file_name} was offered")
+    assert link.get_attribute("href").startswith("blob:") and link.is_displayed()
+    saved_file = downloads / file_name  # saved under the name the page gave it
+    _wait(page, patience_s, lambda d: saved_file.exists(), f"the browser did not save {file_name}; it saved {os.listdir(downloads)}")
+    saved = saved_file.read_text("utf-8")
+    if track == "marks":  # Polly's JSON lines: one mark a line
+        marks = [json.loads(line) for line in saved.splitlines()]
+        assert {mark["type"] for mark in marks} == {"sentence", "word"}
+        assert [m["value"] for m in marks if m["type"] == "sentence"] == ["Mary had a little lamb.", "Its fleece was white as snow."]
+    elif track == "srt":
+        assert re.match(r"1\r?\n00:00:00,\d{3} --> \d{2}:\d{2}:\d{2},\d{3}\r?\n\S", saved), saved
+    else:
+        assert re.match(r"WEBVTT\r?\n\r?\n00:00:00\.\d{3} --> \d{2}:\d{2}:\d{2}\.\d{3}\r?\n\S", saved), saved
+    assert not page.find_element(By.ID, "general-error").is_displayed()
+    assert _blocked_by_the_policy(page) == []
+
+
+def test_pcm_answered_whole_is_played_behind_a_wav_header(page: Any, patience_s: float) -> None:
+    """Where the page cannot stream pcm through Web Audio it asks for JSON, whose base64 is raw PCM:
+    the player gets it as WAV, the download stays raw."""
+    page.execute_script("delete window.AudioContext;")  # a browser without Web Audio
+    _type(page, "text", SENTENCE)
+    _type(page, "steps", "2")
+    Select(page.find_element(By.ID, "format")).select_by_value("pcm")
+    page.find_element(By.ID, "play").click()
+    audio = _wait(page, patience_s, _loaded_audio, "the pcm answer was not loaded into the player")
+    reported = float(page.find_element(By.ID, "duration").get_attribute("data-reported"))
+    assert audio["duration"] == pytest.approx(reported, abs=1e-3) and reported > 0
+    assert _text(page, "delivery") == "once the whole file arrived"
+    assert page.find_element(By.ID, "download").get_attribute("download") == "supertonic.pcm"
+    assert not page.find_element(By.ID, "general-error").is_displayed()
