@@ -93,6 +93,22 @@ def app(moto_endpoint: str, tiny_model_dir: Path) -> Any:
 
 
 @pytest.fixture
+def counted_chunks(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The index of every chunk the app's engine synthesizes, in order, as it happens (whole answer or stream)."""
+    engine = app.service.engine
+    made: list[int] = []
+    original = engine.stream
+
+    def stream(*args: Any, **kwargs: Any) -> Any:
+        for chunk in original(*args, **kwargs):
+            made.append(chunk.timing.index)
+            yield chunk
+
+    monkeypatch.setattr(engine, "stream", stream)
+    return made
+
+
+@pytest.fixture
 def configure(app: Any, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Any]:
     """Swap the app's configuration for one test, keeping its loaded engine: ``configure(**FunctionConfig fields)``."""
     from supertonic_function.config import FunctionConfig

@@ -32,22 +32,6 @@ TEXT = "Hello there, my friend. This answer is read in several chunks, each sent
 SMALL_FIRST = {"first_chunk_chars": 24, "first_chunk_steps": 2, "steps": 2, "seed": 7}
 
 
-@pytest.fixture
-def counted_chunks(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The index of every chunk the engine has synthesized, in order, as it happens."""
-    engine = app.service.engine
-    made: list[int] = []
-    original = engine.stream
-
-    def stream(*args: Any, **kwargs: Any) -> Any:
-        for chunk in original(*args, **kwargs):
-            made.append(chunk.timing.index)
-            yield chunk
-
-    monkeypatch.setattr(engine, "stream", stream)
-    return made
-
-
 def _post(body: dict[str, Any], path: str = "/v1/tts") -> dict[str, Any]:
     return http_to_event("POST", path, [("content-type", "application/json")], json.dumps(body).encode())
 

@@ -26,22 +26,6 @@ TEXT = "Hello there, my friend. This answer is read in several chunks."
 TIMINGS = ("x-supertonic-rtf", "x-supertonic-synth-ms")
 
 
-@pytest.fixture
-def synthesized(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The index of every chunk the engine synthesizes, whole answer or stream."""
-    engine = app.service.engine
-    made: list[int] = []
-    original = engine.stream
-
-    def stream(*args: Any, **kwargs: Any) -> Any:
-        for chunk in original(*args, **kwargs):
-            made.append(chunk.timing.index)
-            yield chunk
-
-    monkeypatch.setattr(engine, "stream", stream)
-    return made
-
-
 def _call(app: Any, method: str, fields: dict[str, Any], accept: str = "*/*") -> HttpAnswer:
     event = http_to_event(method, "/?" + urlencode(fields), [("accept", accept), ("user-agent", "curl/8.5.0")], b"")
     result = app.lambda_handler(event, LambdaContext(remaining_ms=60_000))
@@ -60,25 +44,25 @@ def _without(headers: dict[str, str], *names: str) -> dict[str, str]:
     return {k: v for k, v in headers.items() if k not in names}
 
 
-def test_head_of_a_long_text_synthesizes_and_stores_nothing(app: Any, s3: Any, configure: Any, synthesized: list[int]) -> None:
+def test_head_of_a_long_text_synthesizes_and_stores_nothing(app: Any, s3: Any, configure: Any, counted_chunks: list[int]) -> None:
     configure(sync_max_text_chars=10_000)
     fields = {"text": LONG_TEXT, "steps": 1, "format": "wav"}
     head = _call(app, "HEAD", fields)
-    assert (synthesized, _stored(s3), head.body) == ([], [], b"")
+    assert (counted_chunks, _stored(s3), head.body) == ([], [], b"")
     get = _call(app, "GET", fields)
-    assert synthesized and _stored(s3)  # the GET did both
+    assert counted_chunks and _stored(s3)  # the GET did both
     assert head.status == get.status == 303
     # The link exists only once a GET has stored the audio; HTTP lets HEAD leave out what only making the answer decides.
     assert _without(head.headers, "content-length") == _without(get.headers, "content-length", "location")
 
 
 def test_head_of_a_long_text_without_a_bucket_is_the_get_s_413_before_any_synthesis(
-    app: Any, configure: Any, synthesized: list[int]
+    app: Any, configure: Any, counted_chunks: list[int]
 ) -> None:
     configure(input_bucket=None, output_bucket=None, sync_max_text_chars=10_000)
     fields = {"text": LONG_TEXT, "steps": 1, "format": "wav"}
     head = _call(app, "HEAD", fields)
-    assert (head.status, synthesized, head.body) == (413, [], b"")
+    assert (head.status, counted_chunks, head.body) == (413, [], b"")
     get = _call(app, "GET", fields)
     assert get.status == 413 and get.json()["error"]["code"] == "response_too_large"
     assert head.headers == get.headers | {"content-length": str(len(get.body))}
@@ -86,13 +70,13 @@ def test_head_of_a_long_text_without_a_bucket_is_the_get_s_413_before_any_synthe
 
 @pytest.mark.parametrize("mode", ["BUFFERED", "RESPONSE_STREAM"])
 @pytest.mark.parametrize("fmt", [f for f in ("wav", "pcm", "mp3", "opus", "flac") if f in available_formats()])
-def test_head_answers_the_get_s_headers_without_synthesis(app: Any, configure: Any, synthesized: list[int], mode: str, fmt: str) -> None:
+def test_head_answers_the_get_s_headers_without_synthesis(app: Any, configure: Any, counted_chunks: list[int], mode: str, fmt: str) -> None:
     configure(invoke_mode=mode)
     fields = {"text": TEXT, "steps": 2, "seed": 7, "format": fmt}
     head = _call(app, "HEAD", fields)
-    assert (head.status, synthesized, head.body) == (200, [], b"")
+    assert (head.status, counted_chunks, head.body) == (200, [], b"")
     get = _call(app, "GET", fields)
-    assert get.status == 200 and synthesized
+    assert get.status == 200 and counted_chunks
     if fmt in ("wav", "pcm"):  # known exactly from the forecast
         assert head.headers["content-length"] == str(len(get.body))
     else:  # known only once encoded, so not said (RFC 9110 §9.3.2)
@@ -100,21 +84,21 @@ def test_head_answers_the_get_s_headers_without_synthesis(app: Any, configure: A
     assert _without(head.headers, "content-length") == _without(get.headers, "content-length", *TIMINGS)
 
 
-def test_head_of_the_json_answer_says_no_length_and_synthesizes_nothing(app: Any, configure: Any, synthesized: list[int]) -> None:
+def test_head_of_the_json_answer_says_no_length_and_synthesizes_nothing(app: Any, configure: Any, counted_chunks: list[int]) -> None:
     configure()
     fields = {"text": TEXT, "steps": 2, "seed": 7, "format": "wav"}
     head = _call(app, "HEAD", fields, accept="application/json")
-    assert (head.status, synthesized, head.body) == (200, [], b"")
+    assert (head.status, counted_chunks, head.body) == (200, [], b"")
     get = _call(app, "GET", fields, accept="application/json")
     assert "content-length" not in head.headers  # the JSON holds the synthesis's timings
     assert head.headers == _without(get.headers, "content-length", *TIMINGS)
 
 
-def test_head_of_trimmed_audio_says_neither_length_nor_duration(app: Any, configure: Any, synthesized: list[int]) -> None:
+def test_head_of_trimmed_audio_says_neither_length_nor_duration(app: Any, configure: Any, counted_chunks: list[int]) -> None:
     configure()
     fields = {"text": TEXT, "steps": 2, "seed": 7, "format": "wav", "trim_silence": "true"}
     head = _call(app, "HEAD", fields)
-    assert (head.status, synthesized) == (200, [])
+    assert (head.status, counted_chunks) == (200, [])
     get = _call(app, "GET", fields)
     # Trimmed silence is known only once it is made: the forecast is an upper bound, not the answer's.
     assert "content-length" not in head.headers and "x-supertonic-duration-s" not in head.headers
@@ -122,13 +106,13 @@ def test_head_of_trimmed_audio_says_neither_length_nor_duration(app: Any, config
 
 
 @pytest.mark.parametrize("mode", ["BUFFERED", "RESPONSE_STREAM"])
-def test_head_of_server_sent_events_synthesizes_nothing(app: Any, configure: Any, synthesized: list[int], mode: str) -> None:
+def test_head_of_server_sent_events_synthesizes_nothing(app: Any, configure: Any, counted_chunks: list[int], mode: str) -> None:
     configure(invoke_mode=mode)
     fields = {"text": TEXT, "steps": 2, "seed": 7, "format": "pcm", "stream_format": "sse"}
     head = _call(app, "HEAD", fields)
-    assert (head.status, synthesized, head.body) == (200, [], b"")
+    assert (head.status, counted_chunks, head.body) == (200, [], b"")
     get = _call(app, "GET", fields)
-    assert get.status == 200 and synthesized
+    assert get.status == 200 and counted_chunks
     assert head.headers == _without(get.headers, "content-length")
 
 
@@ -141,10 +125,12 @@ def test_head_of_server_sent_events_synthesizes_nothing(app: Any, configure: Any
         ({"text": "x" * 20_000}, 413),
     ],
 )
-def test_head_refuses_what_the_get_refuses(app: Any, configure: Any, synthesized: list[int], fields: dict[str, Any], status: int) -> None:
+def test_head_refuses_what_the_get_refuses(
+    app: Any, configure: Any, counted_chunks: list[int], fields: dict[str, Any], status: int
+) -> None:
     configure()
     head, get = _call(app, "HEAD", fields), _call(app, "GET", fields)
-    assert (head.status, synthesized) == (get.status, [])
+    assert (head.status, counted_chunks) == (get.status, [])
     assert get.status == status
     assert head.headers["content-length"] == str(len(get.body))
 
