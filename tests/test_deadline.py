@@ -84,6 +84,12 @@ def test_a_deadline_must_be_positive(bad):
         Deadline(bad)
 
 
+def test_a_deadline_passed_on_keeps_its_time_and_a_number_starts_one():
+    running = Deadline(5.0, clock=iter([0.0, 3.0]).__next__)
+    assert Deadline.of(running) is running and running.elapsed_s == 3.0
+    assert Deadline.of(2.0).timeout_s == 2.0 and Deadline.of(None).timeout_s is None
+
+
 def test_synthesis_stops_between_steps_and_chunks(tiny_model_dir):
     engine = Engine.load(tiny_model_dir, session_config=SessionConfig(intra_op_threads=2))
     text = "This sentence is long enough to take a while to say. " * 40

@@ -40,7 +40,7 @@ class Described:
 
 def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float | Deadline | None) -> Described:
     """``prepared``'s marks (``answer`` "marks"), or captions in the format ``answer`` names (else the request's first)."""
-    deadline = _deadline(budget_s)
+    deadline = Deadline.of(budget_s)
     if answer == "marks":
         marks = engine.marks(prepared, deadline=deadline)
         return Described("marks", json_lines(marks), MARKS_CONTENT_TYPE, engine.model_kind, marks, ignored_header(prepared))
@@ -57,7 +57,7 @@ def store_sidecars(
     (a job without sidecars reads nothing); returns name -> key for the manifest."""
     if not prepared.extras:
         return {}
-    engine, extras, deadline = service.engine, prepared.extras, _deadline(budget())
+    engine, extras, deadline = service.engine, prepared.extras, Deadline.of(budget())
     # One duration-predictor pass and one set of marks for every sidecar (captions cost one pass over them).
     kinds = ("sentence", "word") if extras.captions else extras.marks
     every = engine.marks(prepared, kinds, deadline=deadline)
@@ -73,8 +73,3 @@ def store_sidecars(
         service.store.put(keys.bucket, key, body.encode("utf-8"), content_type=content_type)
         written[name] = key
     return written
-
-
-def _deadline(budget_s: float | Deadline | None) -> Deadline:
-    """One deadline for the predictor's pass and everything made from it (a number starts it now)."""
-    return budget_s if isinstance(budget_s, Deadline) else Deadline(budget_s)

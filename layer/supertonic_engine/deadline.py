@@ -45,6 +45,11 @@ class Deadline:
         self.chunks_done = 0
         self.chunks_total = 0
 
+    @classmethod
+    def of(cls, deadline: float | Deadline | None) -> Deadline:
+        """``deadline`` itself when it is one (its time keeps running), else a new one of that many seconds."""
+        return deadline if isinstance(deadline, Deadline) else cls(deadline)
+
     def __enter__(self) -> Deadline:
         self._arm()
         return self

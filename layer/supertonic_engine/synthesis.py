@@ -114,7 +114,7 @@ class Engine(Preparer):
         shared with the caller's own work (the encoding of a file); compute stops when it passes.
         """
         prepared = self._prepared(request, options)
-        return self._generate(prepared, deadline if isinstance(deadline, Deadline) else Deadline(deadline))
+        return self._generate(prepared, Deadline.of(deadline))
 
     def synthesize(
         self,
@@ -212,7 +212,7 @@ class Engine(Preparer):
         It forecasts the untrimmed audio: with ``options.trim_silence`` each chunk's silence is cut
         as it is made, which nothing before the render can know, so marks and captions of trimmed
         audio come from the synthesis's own timings (``marks(prepared, timeline=result.chunks)``)."""
-        clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)
+        clock = Deadline.of(deadline)
         timings, position = [], 0
         with clock:
             for index, (chunk, lang) in enumerate(zip(prepared.chunks, prepared.langs, strict=True)):
@@ -250,7 +250,7 @@ class Engine(Preparer):
         self, prepared: Prepared, fmt: str = "srt", *, timeline: list[ChunkTiming] | None = None, deadline: float | Deadline | None = None
     ) -> str:
         """SubRip (``srt``) or WebVTT (``vtt``) captions for the audio ``prepared`` makes, a cue a sentence."""
-        clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)  # one deadline over the marks and the cues
+        clock = Deadline.of(deadline)  # one deadline over the marks and the cues
         return captions(self.marks(prepared, ("sentence", "word"), timeline=timeline, deadline=clock), fmt, deadline=clock)
 
     # --- one chunk at a time, anywhere: the parts of a long text ------------------------------------
@@ -268,7 +268,7 @@ class Engine(Preparer):
         if options.seed is None:
             options = replace(options, seed=int(np.random.SeedSequence().generate_state(1)[0]))
         rng = np.random.RandomState(options.seed)
-        clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)
+        clock = Deadline.of(deadline)
         parts: list[Part] = []
         with clock:
             for index, (chunk, lang) in enumerate(zip(prepared.chunks, prepared.langs, strict=True)):
@@ -279,7 +279,7 @@ class Engine(Preparer):
 
     def render_part(self, part: Part, *, deadline: float | Deadline | None = None) -> np.ndarray:
         """One part's samples, equal to its chunk's in ``stream`` of the whole text (without the silence before it)."""
-        clock = deadline if isinstance(deadline, Deadline) else Deadline(deadline)
+        clock = Deadline.of(deadline)
         style = self.assets.voice(part.options.voice)
         rng = np.random.RandomState()
         rng.set_state(noise_state_from(part.noise))
