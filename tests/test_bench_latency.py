@@ -151,6 +151,17 @@ def test_first_chunk_flags_are_deployment_settings_where_0_turns_one_off() -> No
     assert "first_chunk_chars" not in off and "first_chunk_steps" not in off
 
 
+def test_the_threads_flag_is_the_sessions_setting_the_function_reads() -> None:
+    from supertonic_function.config import FunctionConfig
+    from supertonic_harness.bench.latency import function_environment, settings_from_args
+
+    args = _bench_parser().parse_args(["bench", "--latency", "--intra-op-threads", "1"])
+    environment = function_environment(settings_from_args(args))
+    config = FunctionConfig.from_env({**environment, "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "3008"})
+    assert config.session_config(environment).intra_op_threads == 1  # over the memory size's two
+    assert function_environment(settings_from_args(_bench_parser().parse_args(["bench", "--latency"]))) == {}
+
+
 def test_a_tiny_run_times_both_modes_end_to_end(tmp_path, capsys) -> None:
     settings = Settings(
         model="tiny",

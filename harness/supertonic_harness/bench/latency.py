@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-from supertonic_engine.config import ENV_PRECISION, PRECISIONS
+from supertonic_engine.config import ENV_PRECISION, ENV_SESSION_PREFIX, PRECISIONS
 
 from ..function.rie import INVOKE_MODES, REPO_ROOT, RESPONSE_STREAM
 from ..function.sandbox import Invocation, Sandbox
@@ -60,6 +60,7 @@ DEFAULT_REQUESTS = {"sentence": 20, "paragraph": 20, "page": 5, "limit": 5}
 DEFAULT_WHOLE = {"sentence": 5, "paragraph": 5, "page": 2, "limit": 2}
 DEFAULT_COLD_TEXTS = ("sentence", "paragraph")
 DEFAULT_COLD = 2
+INTRA_OP_THREADS_VARIABLE = ENV_SESSION_PREFIX + "INTRA_OP_THREADS"
 DEFAULT_JSON = REPO_ROOT / "benchmarks" / "latency.json"
 PATH = "/v1/tts"
 FORMAT = "mp3"
@@ -254,6 +255,8 @@ class Settings:
     # The deployment's SUPERTONIC_FIRST_CHUNK_CHARS / _STEPS for this run (0: off); None: the template's.
     first_chunk_chars: int | None = None
     first_chunk_steps: int | None = None
+    # SUPERTONIC_INTRA_OP_THREADS for this run; None: what the function derives from its memory size.
+    intra_op_threads: int | None = None
 
 
 @dataclass
@@ -282,7 +285,11 @@ def function_environment(settings: Settings) -> dict[str, str]:
     """The deployment settings the run sets over the template's: set, as a deployment would, so 0 turns one off."""
     from supertonic_function.config import ENV_FIRST_CHUNK_CHARS, ENV_FIRST_CHUNK_STEPS
 
-    chosen = {ENV_FIRST_CHUNK_CHARS: settings.first_chunk_chars, ENV_FIRST_CHUNK_STEPS: settings.first_chunk_steps}
+    chosen = {
+        ENV_FIRST_CHUNK_CHARS: settings.first_chunk_chars,
+        ENV_FIRST_CHUNK_STEPS: settings.first_chunk_steps,
+        INTRA_OP_THREADS_VARIABLE: settings.intra_op_threads,
+    }
     return {name: str(value) for name, value in chosen.items() if value is not None}
 
 
@@ -656,6 +663,13 @@ def add_latency_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--first-chunk-steps", type=int, default=None, metavar="N", help="deploy SUPERTONIC_FIRST_CHUNK_STEPS=N (0: the request's steps)"
     )
+    group.add_argument(
+        "--intra-op-threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"deploy {INTRA_OP_THREADS_VARIABLE}=N (default: the function's, from its memory size's CPU share)",
+    )
 
 
 def _choices(text: str, allowed: Sequence[str], flag: str) -> tuple[str, ...]:
@@ -687,6 +701,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         cold_texts=cold_texts,
         first_chunk_chars=args.first_chunk_chars,
         first_chunk_steps=args.first_chunk_steps,
+        intra_op_threads=args.intra_op_threads,
     )
 
 
