@@ -173,3 +173,13 @@ def test_cgroups_are_removed_when_the_harness_is_stopped(signum):
     if mode.startswith("cgroup"):
         assert created, "the child should have made its cgroups"
     assert leftover_cgroups(child.pid) == []
+
+
+def test_every_command_that_runs_the_function_takes_a_lambda_memory_size_as_its_profile():
+    from supertonic_cli.main import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["emulate", "--profile", "lambda-1769"]).profile == "lambda-1769"
+    assert resolve_profile("lambda-1769").cpus == 1.0
+    with pytest.raises(SystemExit):
+        parser.parse_args(["emulate", "--profile", "lambda-big"])

@@ -681,12 +681,12 @@ def _choices(text: str, allowed: Sequence[str], flag: str) -> tuple[str, ...]:
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
-    from ..function.limits import PROFILES
+    from ..function.limits import PROFILES, is_profile_name
 
     texts = _choices(args.texts, tuple(TEXTS), "--texts")
     profiles = tuple(p.strip() for p in args.profiles.split(",") if p.strip())
     for profile in profiles:
-        if profile not in PROFILES and not (profile.startswith("lambda-") and profile[len("lambda-") :].isdigit()):
+        if not is_profile_name(profile) or profile == "custom":
             raise SystemExit(f"--profiles: unknown profile {profile!r}; use {', '.join(PROFILES)} or lambda-<MB>")
     cold_texts = _choices(args.cold_texts, tuple(TEXTS), "--cold-texts") if args.cold else ()
     return Settings(

@@ -20,7 +20,7 @@ from typing import Any
 from supertonic_engine.config import ENV_MODEL_DIR
 from supertonic_engine.prepared import has_prepared
 
-from ..function.limits import MODES, PROFILES, Limits, Profile, open_limits, resolve_profile
+from ..function.limits import MODES, Limits, Profile, open_limits, profile_argument, resolve_profile
 from ..function.rie import BUFFERED, DEFAULT_HANDLER, INVOKE_MODES, REPO_ROOT, FunctionSpec
 from ..function.sandbox import Sandbox
 from ..function.template import DEFAULT_TEMPLATE, QueueConfig, S3Trigger, SqsTrigger, Template
@@ -38,8 +38,8 @@ def add_function_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--profile",
         default="2vcpu-2gb",
-        choices=[*PROFILES, "custom"],
-        help="CPU and memory profile (default: 2vcpu-2gb; lambda-2048 = Lambda's CPU share at 2048 MB)",
+        type=profile_argument,
+        help="CPU and memory profile: 2vcpu-2gb (default), lambda-<MB> (Lambda's CPU share at that memory size, e.g. lambda-2048), custom",
     )
     group.add_argument("--cpus", type=float, help="custom vCPU share, fractional allowed (overrides the profile)")
     group.add_argument("--memory-mb", type=int, help="custom memory size in MB (overrides the profile)")

@@ -17,6 +17,7 @@ open). ``close()`` tries every step even when one fails, then names what it coul
 
 from __future__ import annotations
 
+import argparse
 import functools
 import itertools
 import os
@@ -73,6 +74,18 @@ PROFILES: dict[str, Profile] = {
 def lambda_profile(memory_mb: int) -> Profile:
     """What Lambda gives a function of ``memory_mb``: its CPU share as a quota, its memory as the limit."""
     return Profile(f"lambda-{memory_mb}", lambda_cpus(memory_mb), memory_mb)
+
+
+def is_profile_name(name: str) -> bool:
+    """A name ``resolve_profile`` takes: a named profile, ``custom`` or ``lambda-<MB>``."""
+    return name in PROFILES or name == "custom" or (name.startswith("lambda-") and name[len("lambda-") :].isdigit())
+
+
+def profile_argument(name: str) -> str:
+    """``name`` as a command line's profile, or the error that lists what it may be."""
+    if not is_profile_name(name):
+        raise argparse.ArgumentTypeError(f"unknown profile {name!r}; use {', '.join(PROFILES)}, lambda-<MB> or custom")
+    return name
 
 
 def resolve_profile(name: str = "2vcpu-2gb", *, cpus: float | None = None, memory_mb: int | None = None) -> Profile:
