@@ -50,10 +50,6 @@ def _openai_error(answer: HttpAnswer) -> dict[str, Any]:
 # --- input length ----------------------------------------------------------------------------------
 
 
-def test_the_input_limit_is_openai_s() -> None:
-    assert speech_route.OPENAI_MAX_INPUT_CHARS == 4096
-
-
 def test_input_over_4096_characters_is_openai_s_400_naming_input(app: Any, configure: Any) -> None:
     configure(function_timeout_s=120.0)
     answer = _speech(app, {"model": "tts-1", "input": LONGEST_INPUT + "x", "voice": "alloy"})
