@@ -11,6 +11,7 @@ Through the real handler, and through the local function URL with the real SDK.
 from __future__ import annotations
 
 import json
+import re
 import typing
 from typing import Any
 
@@ -50,10 +51,6 @@ def _openai_error(answer: HttpAnswer) -> dict[str, Any]:
 # --- input length ----------------------------------------------------------------------------------
 
 
-def test_the_input_limit_is_openai_s() -> None:
-    assert speech_route.OPENAI_MAX_INPUT_CHARS == 4096
-
-
 def test_input_over_4096_characters_is_openai_s_400_naming_input(app: Any, configure: Any) -> None:
     configure(function_timeout_s=120.0)
     answer = _speech(app, {"model": "tts-1", "input": LONGEST_INPUT + "x", "voice": "alloy"})
@@ -72,6 +69,21 @@ def test_a_short_request_the_timeout_cannot_render_is_refused_before_any_audio(a
     error = _openai_error(answer)
     assert answer.status == 400 and error["param"] == "input" and error["code"] == "text_too_long"
     assert "the limit is 8 s" in error["message"]
+
+
+def test_input_the_timeout_cannot_render_is_refused_naming_input_and_how_many_characters_fit(app: Any, configure: Any) -> None:
+    # OpenAI's clients split their text by characters: the refusal says how many would be served.
+    configure(function_timeout_s=10.0, deadline_margin_s=2.0, sync_plan_rtf=1.0)
+    text = SENTENCE * 12
+    error = _openai_error(_speech(app, {"model": "tts-1", "input": text, "voice": "alloy", "response_format": "wav"}))
+    other = _openai_error(_speech(app, {"model": "tts-2", "input": text, "voice": "alloy"}))
+    assert error.keys() == other.keys()
+    assert (error["field"], error["param"], error["code"]) == ("input", "input", "text_too_long")
+    assert error["message"].startswith("input would make") and "the limit is 8 s" in error["message"]
+    fits = re.search(r"About ([0-9,]+) characters of input fit", error["message"])
+    assert fits is not None, error["message"]
+    served = _speech(app, {"model": "tts-1", "input": text[: int(fits[1].replace(",", ""))], "voice": "alloy", "response_format": "wav"})
+    assert served.status == 200
 
 
 def test_the_render_bound_follows_the_steps_a_model_renders(app: Any, configure: Any) -> None:

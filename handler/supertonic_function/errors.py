@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from supertonic_engine.errors import (
+    AudioTooLong,
     ConfigurationError,
     DeadlineExceeded,
     InvalidParameter,
@@ -95,12 +96,35 @@ class ResponseTooLarge(InvalidRequest):
     field = "text"
 
     def __init__(self, response_bytes: int, limit_bytes: int, text_chars: int, fmt: str) -> None:
-        self.max_chars = max(1, int(text_chars * limit_bytes / response_bytes * 0.9))
+        self.max_chars = chars_that_fit(text_chars, response_bytes, limit_bytes)
         super().__init__(
             f"the {fmt} audio is {response_bytes / 1e6:.1f} MB as base64, over the "
             f"{limit_bytes / 1e6:.1f} MB this answer may hold; send at most about {self.max_chars:,} characters, "
             "choose a smaller format (mp3, opus), or use POST /v1/jobs"
         )
+
+
+class InputAudioTooLong(TextTooLong):
+    """``AudioTooLong`` where the text's field is ``input`` (OpenAI's route): its clients split text by
+    characters, so the refusal says about how many fit, besides the seconds."""
+
+    field = "input"
+
+    def __init__(self, refusal: AudioTooLong) -> None:
+        self.length, self.limit, self.caller_bound = refusal.length, refusal.limit, refusal.caller_bound
+        fits = (
+            ""
+            if refusal.text_chars is None
+            else f" About {chars_that_fit(refusal.text_chars, refusal.length, refusal.limit):,} characters of input fit."
+        )
+        seconds = AudioTooLong.describe(refusal.length, refusal.limit).removeprefix("text ")
+        InvalidRequest.__init__(self, f"input {seconds}{fits} {self.ADVICE}")
+
+
+def chars_that_fit(text_chars: float, amount: float, limit: float) -> int:
+    """About how many characters of a text whose ``text_chars`` make ``amount`` (bytes, seconds) stay
+    within ``limit``: in proportion, a tenth kept back, as other text of the same length may make more."""
+    return max(1, int(text_chars * limit / amount * 0.9))
 
 
 class NotConfigured(SupertonicError):
@@ -332,7 +356,10 @@ def openai_status(error: BaseException) -> int:
 
 
 def error_body(error: BaseException, request_id: str | None = None, *, openai: bool = False) -> dict[str, Any]:
-    """``{"error": {"code", "message", "field"}}``; ``openai``: with OpenAI's ``type`` and ``param`` too."""
+    """``{"error": {"code", "message", "field"}}``; ``openai``: with OpenAI's ``type`` and ``param`` too,
+    the text named ``input`` as that route calls it."""
+    if openai and isinstance(error, AudioTooLong):
+        error = InputAudioTooLong(error)
     detail = error_detail(error, request_id)
     if openai:
         field = detail["field"]

@@ -67,7 +67,7 @@ def plan(engine: Engine, prepared: Prepared, *, budget_s: float | None, events: 
     deadline = Deadline(budget_s)
     timeline = engine.timeline(prepared, deadline=deadline)
     # The engine's own bound on the audio, on this forecast: it is what the engine would compute again.
-    prepared.limits.check_audio(prepared.total_silence_s + sum(t.speech_s for t in timeline))
+    prepared.limits.check_audio(prepared.total_silence_s + sum(t.speech_s for t in timeline), text_chars=len(prepared.text))
     prepared = replace(prepared, limits=replace(prepared.limits, max_audio_s=None, after_s_per_audio_s=0.0))
     frames = engine.forecast_frames(prepared, timeline=timeline)
     seconds = frames / engine.sample_rate

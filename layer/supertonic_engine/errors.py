@@ -112,7 +112,14 @@ class SpokenTextTooLong(TextTooLong):
 
 
 class AudioTooLong(TextTooLong):
-    """The duration predictor forecasts more audio (``length``, in seconds) than one call may make."""
+    """The duration predictor forecasts more audio (``length``, in seconds) than one call may make.
+
+    ``text_chars``: characters of the text as sent that the forecast covers (it stops once past the
+    limit), so an edge can say about how many characters fit; None: unknown."""
+
+    def __init__(self, length: float, limit: float, *, caller_bound: bool = False, text_chars: float | None = None) -> None:
+        self.text_chars = text_chars
+        super().__init__(length, limit, caller_bound=caller_bound)
 
     @staticmethod
     def describe(length: float, limit: float) -> str:

@@ -125,9 +125,10 @@ class Limits:
         if self.max_spoken_chars is not None and len(spoken) > self.max_spoken_chars:
             raise SpokenTextTooLong(len(spoken), self.max_spoken_chars, caller_bound=True)
 
-    def check_audio(self, seconds: float) -> None:
+    def check_audio(self, seconds: float, text_chars: float | None = None) -> None:
+        """``text_chars``: characters of the text as sent that make these ``seconds``, for the refusal to carry."""
         if self.max_audio_s is not None and seconds > self.max_audio_s:
-            raise AudioTooLong(seconds, self.max_audio_s, caller_bound=True)
+            raise AudioTooLong(seconds, self.max_audio_s, caller_bound=True, text_chars=text_chars)
 
 
 NO_LIMITS = Limits()

@@ -176,10 +176,14 @@ class Engine(Preparer):
             plans: list[_ChunkPlan] | None = None
             if limits.forecast:
                 plans, audio_s = [], prepared.total_silence_s
+                # The text as sent, in proportion to the chunks forecast: what the audio so far reads.
+                sent_chars, chunk_chars, read_chars = len(prepared.text), sum(map(len, chunks)), 0
                 for chunk, lang in zip(chunks, langs, strict=True):
                     plans.append(self._plan(chunk, lang, style, options, deadline))
                     audio_s += plans[-1].speech_s
-                    limits.check_audio(audio_s)  # refused as soon as the forecast passes the bound
+                    read_chars += len(chunk)
+                    # refused as soon as the forecast passes the bound
+                    limits.check_audio(audio_s, text_chars=sent_chars * read_chars / chunk_chars)
                 deadline.keep_back(limits.after_s_per_audio_s * audio_s, f"delivering about {audio_s:,.0f} s of audio")
             for index, chunk in enumerate(chunks):
                 started = time.perf_counter()
