@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import boto3
 import pytest
@@ -264,3 +265,14 @@ def fetch(url: str) -> bytes:
     """GET a (presigned) URL over real HTTP."""
     with urllib.request.urlopen(url, timeout=10) as response:
         return response.read()
+
+
+def disposition_of(url: str) -> str | None:
+    """The Content-Disposition a GET of a (presigned) URL is answered with over real HTTP, None without one."""
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.headers.get("content-disposition")
+
+
+def asked_disposition(url: str) -> list[str]:
+    """The ``response-content-disposition`` a presigned URL asks S3 for, as signed into its query."""
+    return parse_qs(urlparse(url).query).get("response-content-disposition", [])

@@ -23,7 +23,9 @@ from fixtures_s3 import (
     OUTPUT_BUCKET,
     HttpAnswer,
     LambdaContext,
+    asked_disposition,
     audio_info,
+    disposition_of,
     fetch,
     load_event,
     sample_events,
@@ -193,6 +195,8 @@ def test_too_large_with_a_bucket_redirects_to_a_presigned_link(app: Any, s3: Any
     audio = fetch(url)
     assert len(audio) * 4 / 3 > SYNC_RESPONSE_LIMIT
     assert audio_info(audio).duration == pytest.approx(answer.json()["duration_s"], abs=1e-3)
+    # A player or a browser tab follows the redirect to play the audio, not to be handed a file to save.
+    assert asked_disposition(url) == [] and disposition_of(url) is None
 
 
 def test_too_large_as_json_returns_the_link(app: Any, s3: Any, configure: Any) -> None:
@@ -201,6 +205,9 @@ def test_too_large_as_json_returns_the_link(app: Any, s3: Any, configure: Any) -
     document = answer.json()
     assert answer.status == 200 and "audio_base64" not in document
     assert audio_info(fetch(document["audio_url"])).samplerate == 44100
+    # A link handed over in a document is for saving (the playground's Download), under the key's name.
+    (disposition,) = asked_disposition(document["audio_url"])
+    assert re.fullmatch(r'attachment; filename="[^"/]+\.wav"', disposition) and disposition_of(document["audio_url"]) == disposition
 
 
 def test_compressed_format_fits_where_wav_does_not(app: Any, configure: Any) -> None:
@@ -218,11 +225,16 @@ def test_job_round_trip(app: Any, s3: Any) -> None:
     status_path = urlparse(job["status_url"]).path
     assert _call(app, _get(status_path)).json()["status"] == "queued"
 
-    assert _deliver_job(app, s3, job["job_id"])["status"] == "done"
+    delivered = _deliver_job(app, s3, job["job_id"])
+    assert delivered["status"] == "done"
 
     done = _call(app, _get(status_path)).json()
     assert done["status"] == "done" and done["format"] == "mp3" and done["voice"] == "F2"
     assert audio_info(fetch(done["audio_url"])).duration == pytest.approx(done["duration_s"], abs=0.06)
+    # A job's link is for saving the file (the playground's Download) under its key's last part.
+    audio_key = json.loads(s3.get_object(Bucket=OUTPUT_BUCKET, Key=delivered["manifest_key"])["Body"].read())["audio"]["key"]
+    saved_as = f'attachment; filename="{audio_key.rsplit("/", 1)[-1]}"'
+    assert asked_disposition(done["audio_url"]) == [saved_as] and disposition_of(done["audio_url"]) == saved_as
 
 
 def _deliver_job(app: Any, s3: Any, job_id: str) -> dict[str, Any]:

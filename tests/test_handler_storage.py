@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError
-from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, fetch
+from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, asked_disposition, disposition_of, fetch
 
 from supertonic_function.storage import (
     ObjectChanged,
@@ -184,10 +184,19 @@ def test_a_bucket_is_checked_for_what_the_operator_must_fix(store: ObjectStore, 
 
 def test_presigned_link_works_without_credentials(store: ObjectStore, s3: Any) -> None:
     s3.put_object(Bucket=OUTPUT_BUCKET, Key="output/l.wav", Body=b"audio bytes")
-    link = store.presigned_get(OUTPUT_BUCKET, "output/l.wav", expires_s=120)
+    link = store.presigned_get(OUTPUT_BUCKET, "output/l.wav", expires_s=120, download=False)
     # moto does not check signatures or expiry, so the link's own parameters are checked.
     assert parse_qs(urlparse(link.url).query)["X-Amz-Expires"] == ["120"] and link.expires_s == 120
     assert fetch(link.url) == b"audio bytes"
+
+
+def test_a_link_to_save_asks_for_an_attachment_and_a_link_to_play_does_not(store: ObjectStore, s3: Any) -> None:
+    s3.put_object(Bucket=OUTPUT_BUCKET, Key="output/jobs/j1/speech.mp3", Body=b"audio bytes")
+    to_save = store.presigned_get(OUTPUT_BUCKET, "output/jobs/j1/speech.mp3", expires_s=120, download=True)
+    to_play = store.presigned_get(OUTPUT_BUCKET, "output/jobs/j1/speech.mp3", expires_s=120, download=False)
+    assert asked_disposition(to_save.url) == ['attachment; filename="speech.mp3"'] and asked_disposition(to_play.url) == []
+    # S3 (here moto) answers with what the signed query asks for, and nothing when it asks for nothing.
+    assert disposition_of(to_save.url) == 'attachment; filename="speech.mp3"' and disposition_of(to_play.url) is None
 
 
 def test_presigned_link_ends_when_its_credentials_do(s3: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -196,7 +205,7 @@ def test_presigned_link_ends_when_its_credentials_do(s3: Any, monkeypatch: pytes
     expiry = datetime.now(UTC) + timedelta(minutes=20)
     monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
     monkeypatch.setenv("AWS_CREDENTIAL_EXPIRATION", expiry.isoformat())
-    link = ObjectStore().presigned_get(OUTPUT_BUCKET, "output/l.wav", expires_s=3600)
+    link = ObjectStore().presigned_get(OUTPUT_BUCKET, "output/l.wav", expires_s=3600, download=True)
     (signed,) = parse_qs(urlparse(link.url).query)["X-Amz-Expires"]
     assert int(signed) == link.expires_s and 19 * 60 <= link.expires_s <= 20 * 60
 

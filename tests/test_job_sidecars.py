@@ -8,7 +8,18 @@ from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
-from fixtures_s3 import INPUT_BUCKET, LONG_JOB, OUTPUT_BUCKET, REGION, LambdaContext, fetch, load_event, receive_all
+from fixtures_s3 import (
+    INPUT_BUCKET,
+    LONG_JOB,
+    OUTPUT_BUCKET,
+    REGION,
+    LambdaContext,
+    asked_disposition,
+    disposition_of,
+    fetch,
+    load_event,
+    receive_all,
+)
 from test_handler_http import _call, _deliver_job, _get
 
 from supertonic_function.http_api import openapi_document
@@ -90,6 +101,9 @@ def _assert_sidecars_fetchable(s3: Any, document: dict[str, Any]) -> None:
         body = held["Body"].read()
         assert fetch(entry["url"]) == body and entry["bytes"] == len(body) > 0
         assert entry["content_type"] == held["ContentType"] and entry["expires_in_s"] > 0
+        # Saved under the stored file's own name, as the audio is.
+        saved_as = f'attachment; filename="{stored[name].rsplit("/", 1)[-1]}"'
+        assert asked_disposition(entry["url"]) == [saved_as] and disposition_of(entry["url"]) == saved_as
     assert fetch(document["sidecars"]["captions.vtt"]["url"]).startswith(b"WEBVTT")
 
 

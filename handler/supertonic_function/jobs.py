@@ -99,7 +99,7 @@ def _link(service: Service, bucket: str, key: str) -> results.FileLink | None:
     info = service.store.head(bucket, key)
     if info is None:
         return None
-    link = service.store.presigned_get(bucket, key, service.config.url_expires_s)
+    link = service.store.presigned_get(bucket, key, service.config.url_expires_s, download=True)  # saved by name
     return results.FileLink(link.url, link.expires_s, info.content_type, info.size)
 
 

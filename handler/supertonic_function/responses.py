@@ -109,7 +109,9 @@ def http_success(
         response = binary_response(200, _audio(rendered), rendered.headers())
     if size_of(response) <= limit:
         return response
-    link = _park(service, rendered, request_id, size_of(response), limit)
+    # A JSON answer hands its link over to be saved (the playground's Download); a 303 is followed
+    # to play the audio, so its link must not turn a browser tab or a player into a download.
+    link = _park(service, rendered, request_id, size_of(response), limit, download=as_json)
     linked = rendered.summary(with_text=True).to_json() | {"audio_url": link.url, "expires_in_s": link.expires_s}
     if as_json:
         return json_response(200, linked, {"location": link.url})
@@ -151,7 +153,7 @@ def direct_success(service: Service, rendered: Rendered, *, request_id: str) -> 
     document = _with_inline_audio(rendered)
     if size_of(document) <= SYNC_RESPONSE_LIMIT:
         return document
-    link = _park(service, rendered, request_id, size_of(document))
+    link = _park(service, rendered, request_id, size_of(document), download=True)
     return rendered.summary(with_text=True).to_json() | {"audio_url": link.url, "expires_in_s": link.expires_s}
 
 
@@ -166,11 +168,14 @@ def _audio(rendered: Rendered) -> bytes:
     return rendered.audio
 
 
-def _park(service: Service, rendered: Rendered, request_id: str, response_bytes: int, limit: int = SYNC_RESPONSE_LIMIT) -> PresignedUrl:
-    """Put oversized audio in the results bucket and return a presigned GET link to it."""
+def _park(
+    service: Service, rendered: Rendered, request_id: str, response_bytes: int, limit: int = SYNC_RESPONSE_LIMIT, *, download: bool
+) -> PresignedUrl:
+    """Put oversized audio in the results bucket and return a presigned GET link to it (``download``:
+    ``ObjectStore.presigned_get``'s)."""
     bucket = service.config.results_bucket
     if bucket is None:
         raise ResponseTooLarge(response_bytes, limit, len(rendered.request.text), rendered.request.format.name)
     key = service.layout.response_key(request_id, rendered.extension)
     service.store.put(bucket, key, _audio(rendered), content_type=rendered.content_type)
-    return service.store.presigned_get(bucket, key, service.config.url_expires_s)
+    return service.store.presigned_get(bucket, key, service.config.url_expires_s, download=download)

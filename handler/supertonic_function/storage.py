@@ -439,8 +439,13 @@ class ObjectStore:
         except StorageError as error:  # only tidiness is lost; any published result is intact
             logger.warning("could not remove audio no manifest names", extra={"bucket": bucket, "key": key, "error": error.message})
 
-    def presigned_get(self, bucket: str, key: str, expires_s: int) -> PresignedUrl:
+    def presigned_get(self, bucket: str, key: str, expires_s: int, *, download: bool) -> PresignedUrl:
         """A time-limited GET link that needs no AWS credentials to use.
+
+        ``download``: a link handed over for saving (a job's files, a JSON answer's ``audio_url``)
+        asks S3 to answer it as an attachment named after the key; a link that is followed to play
+        the audio (a 303's ``location``: a browser tab, a player, ``<audio src>``) asks for nothing,
+        so it plays where it is opened.
 
         A link stops working when the credentials that signed it expire, whatever it says, so its
         lifetime is cut to what the signing credentials have left where botocore knows it.
@@ -450,7 +455,7 @@ class ObjectStore:
         if expiry is not None:
             left = int((expiry - datetime.now(UTC)).total_seconds())
             lifetime = max(1, min(lifetime, left))
-        params = {"Bucket": bucket, "Key": key, "ResponseContentDisposition": _attachment(key)}
+        params = {"Bucket": bucket, "Key": key} | ({"ResponseContentDisposition": _attachment(key)} if download else {})
         url = self._client.generate_presigned_url("get_object", Params=params, ExpiresIn=lifetime)
         return PresignedUrl(url, lifetime)
 
@@ -460,8 +465,10 @@ _PLAIN_FILE_NAME = re.compile(r"[A-Za-z0-9._-]{1,200}")
 
 
 def _attachment(key: str) -> str:
-    """The Content-Disposition S3 answers a link with: save the file under its key's last part. A
-    link is on S3's origin, where a page's <a download="..."> is ignored; a player still plays it.
+    """The Content-Disposition S3 answers a link to save with: the file under its key's last part. A
+    link is on S3's origin, where a page's <a download="..."> is ignored. An <audio> element still
+    plays it (tests/test_playground_browser.py plays a job's link in Chromium), but a browser tab
+    that opens it saves it instead, as an attachment is meant to be (RFC 6266 §4.2).
     S3 answers ``response-content-disposition`` on signed requests only, as a presigned link is:
     https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html"""
     name = key.rsplit("/", 1)[-1]
