@@ -10,9 +10,11 @@ less than the function's timeout; what each does about it:
   (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html; Regional and private
   REST APIs may raise it by quota request:
   https://aws.amazon.com/about-aws/whats-new/2024/06/amazon-api-gateway-integration-timeout-limit-29-seconds/).
-  Synthesis is given no more than that (a cold start's init counted in), so a request that does not
-  fit is stopped with the function's own 504 ``deadline_exceeded`` rather than API Gateway's
-  ``Endpoint request timed out``; long texts belong in ``POST /v1/jobs``.
+  Synthesis is given no more than that (a cold start's init counted in), and a request is planned
+  against it (``FunctionConfig.sync_limits_at``): text whose forecast audio takes longer to render is
+  refused before any audio (413 ``text_too_long``, naming ``POST /v1/jobs``), and one the plan let
+  through but that runs late is stopped with the function's own 504 ``deadline_exceeded`` rather
+  than API Gateway's ``Endpoint request timed out``.
 - A load balancer takes at most 1 MB of response JSON
   (https://docs.aws.amazon.com/elasticloadbalancing/latest/application/lambda-functions.html):
   audio that does not fit is parked in the results bucket and answered 303 with its link, as audio
@@ -63,8 +65,9 @@ class _FrontWait:
 def rest_api_call(call: LambdaCall, *, init_s: float) -> LambdaCall:
     """``call`` with no more time than API Gateway waits; ``init_s``: a cold start's init, which API
     Gateway waits through while Lambda does not count it against the timeout."""
-    waited = _FrontWait(call.context, time.monotonic() + REST_API_WAIT_S - init_s, call.request_id)
-    return LambdaCall.begin(waited, margin_s=call.margin_s, cold_start=call.cold_start, request_id=call.request_id)
+    wait_s = REST_API_WAIT_S - init_s
+    waited = _FrontWait(call.context, time.monotonic() + wait_s, call.request_id)
+    return LambdaCall.begin(waited, margin_s=call.margin_s, cold_start=call.cold_start, request_id=call.request_id, front_wait_s=wait_s)
 
 
 class RestApiSource:
