@@ -89,6 +89,17 @@ def test_links_through_a_rest_api_keep_its_stage(app: Any, s3: Any) -> None:
     assert status.status == 200 and status.json()["status"] == "queued"
 
 
+@pytest.mark.parametrize("stage", ["prod", "v1"])
+def test_links_through_a_rest_api_s_custom_domain_have_no_stage(app: Any, s3: Any, stage: str) -> None:
+    # A base path mapping sends https://tts.example.com/v1/jobs to the stage: the public URL has no stage in it.
+    event = _rest("POST", "/v1/jobs", stage=stage, body={"text": "A job through a custom domain.", "steps": 1})
+    event["requestContext"]["domainName"] = event["headers"]["Host"] = "tts.example.com"
+    accepted = _call(app, event)
+    job = accepted.json()
+    assert accepted.status == 202, job
+    assert job["status_url"] == f"https://tts.example.com/v1/jobs/{job['job_id']}"
+
+
 def test_a_rest_api_request_has_at_most_the_time_api_gateway_waits(app: Any) -> None:
     invocation = LambdaCall.begin(LambdaContext(remaining_ms=120_000), margin_s=1.0)
     capped = rest_api_call(invocation, init_s=0.0)

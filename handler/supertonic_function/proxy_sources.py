@@ -23,6 +23,7 @@ less than the function's timeout; what each does about it:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -44,6 +45,9 @@ REST_API_WAIT_S = 29.0  # the default integration timeout (see above)
 ALB_RESPONSE_LIMIT = 1_000_000
 # Kept of it for what the load balancer's shape adds to the answer: statusDescription, header lists.
 _ALB_SHAPE_BYTES = 2048
+
+# A REST API's own host name, api-id.execute-api.region.amazonaws.com (see RestApiSource).
+_EXECUTE_API_HOST = re.compile(r"\.execute-api\.[a-z0-9-]+\.amazonaws\.com$", re.IGNORECASE)
 
 REST_API = Front("rest_api")
 ALB = Front("alb", response_limit=ALB_RESPONSE_LIMIT - _ALB_SHAPE_BYTES)
@@ -84,7 +88,12 @@ class RestApiSource:
     @staticmethod
     def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
         context = event["requestContext"]
-        stage = context.get("stage")
+        domain = context.get("domainName")
+        # The stage is in the public URL only on the API's own host (https://api-id.execute-api.region.amazonaws.com/stage/,
+        # https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-call-api.html). A custom domain's
+        # mapping names the stage itself and takes its base path off what the function gets
+        # (https://docs.aws.amazon.com/apigateway/latest/developerguide/rest-api-mappings.html).
+        stage = context.get("stage") if domain is None or _EXECUTE_API_HOST.search(str(domain)) else None
         path = event.get("path")
         # The path API Gateway hands over has no stage (requestContext.path has): put it where an HTTP
         # API's named stage is, so that routes and the links the function builds read it as they do there.
@@ -92,7 +101,7 @@ class RestApiSource:
             path = f"/{stage}{path}"
         init_s = service.init_ms / 1000.0 if call.cold_start else 0.0
         waited = rest_api_call(call, init_s=init_s)
-        return _serve(service, event, waited, REST_API, path=path, domain=context.get("domainName"), stage=stage, decode_query=False)
+        return _serve(service, event, waited, REST_API, path=path, domain=domain, stage=stage, decode_query=False)
 
 
 class AlbSource:
