@@ -210,9 +210,10 @@ class FunctionConfig:
     def renderable_audio_s(self, steps: int, *, front_wait_s: float | None = None) -> float:
         """Seconds of audio one invocation renders at ``steps``, at ``sync_plan_rtf``, in its time: the
         timeout or ``front_wait_s``, whichever is shorter, less the margin; unbounded where no time or no
-        plan is known. Past the default steps the time grows with them (12 steps took 1.5 times 8 steps' on the tiny stand-in); fewer steps
-        are planned as the default, since the encoder and vocoder do not shrink with them: a plan
-        that errs long refuses a little early, one that errs short ends in a 504."""
+        plan is known. Past the default steps the time grows with them (12 steps took 1.5 times 8
+        steps' on the tiny stand-in); fewer steps are planned as the default, since the encoder and
+        vocoder do not shrink with them: a plan that errs long refuses a little early, one that errs
+        short ends in a 504."""
         known_s = [seconds for seconds in (self.function_timeout_s, front_wait_s) if seconds is not None]
         if not known_s or self.sync_plan_rtf is None:
             return math.inf
