@@ -89,6 +89,17 @@ def test_links_through_a_rest_api_keep_its_stage(app: Any, s3: Any) -> None:
     assert status.status == 200 and status.json()["status"] == "queued"
 
 
+@pytest.mark.parametrize("stage", ["prod", "v1"])
+def test_links_through_a_rest_api_s_custom_domain_have_no_stage(app: Any, s3: Any, stage: str) -> None:
+    # A base path mapping sends https://tts.example.com/v1/jobs to the stage: the public URL has no stage in it.
+    event = _rest("POST", "/v1/jobs", stage=stage, body={"text": "A job through a custom domain.", "steps": 1})
+    event["requestContext"]["domainName"] = event["headers"]["Host"] = "tts.example.com"
+    accepted = _call(app, event)
+    job = accepted.json()
+    assert accepted.status == 202, job
+    assert job["status_url"] == f"https://tts.example.com/v1/jobs/{job['job_id']}"
+
+
 def test_a_rest_api_request_has_at_most_the_time_api_gateway_waits(app: Any) -> None:
     invocation = LambdaCall.begin(LambdaContext(remaining_ms=120_000), margin_s=1.0)
     capped = rest_api_call(invocation, init_s=0.0)
@@ -97,6 +108,40 @@ def test_a_rest_api_request_has_at_most_the_time_api_gateway_waits(app: Any) -> 
     # A cold start's init counts against API Gateway's wait, not against Lambda's timeout.
     cold = rest_api_call(invocation, init_s=10.0).seconds_left()
     assert cold is not None and cold <= REST_API_WAIT_S - 11.0
+
+
+# About 50 s of forecast audio at steps 1 on the stand-in: past what 29 s of waiting renders at a
+# plan of 1 s per second of audio, inside what a 120 s timeout does.
+PAST_THE_REST_API_WAIT = " ".join(f"Sentence {n} of a text too long to be read within an API Gateway wait." for n in range(1, 12))
+
+
+def test_a_rest_api_request_past_what_its_wait_renders_is_refused_before_any_audio(
+    app: Any, configure: Any, counted_chunks: list[int]
+) -> None:
+    configure(function_timeout_s=120.0, sync_plan_rtf=1.0)
+    body = {"text": PAST_THE_REST_API_WAIT, "steps": 1, "format": "mp3"}
+    refused = HttpAnswer.of(app.lambda_handler(_rest("POST", "/v1/tts", body=body), LambdaContext(remaining_ms=120_000)))
+    assert refused.status == 413, refused.content_type
+    error = refused.json()["error"]
+    assert (error["code"], error["field"]) == ("text_too_long", "text"), error
+    assert "the limit is 27 s" in error["message"] and "POST /v1/jobs" in error["message"]
+    assert counted_chunks == []
+    # The same text through a function URL has the whole timeout.
+    event = load_event("furl_post_tts")
+    event["body"] = json.dumps(body)
+    accepted = HttpAnswer.of(app.lambda_handler(event, LambdaContext(remaining_ms=120_000)))
+    assert (accepted.status, accepted.content_type) == (200, "audio/mpeg"), accepted.body[:300]
+    assert audio_info(accepted.body).duration > REST_API_WAIT_S
+
+
+def test_an_openai_request_through_a_rest_api_is_planned_against_its_wait(app: Any, configure: Any, counted_chunks: list[int]) -> None:
+    configure(function_timeout_s=120.0, sync_plan_rtf=1.0)
+    body = {"model": "tts-1", "input": PAST_THE_REST_API_WAIT, "voice": "alloy"}
+    refused = HttpAnswer.of(app.lambda_handler(_rest("POST", "/v1/audio/speech", body=body), LambdaContext(remaining_ms=120_000)))
+    assert refused.status == 400, refused.content_type  # OpenAI's status for a request it refuses
+    error = refused.json()["error"]
+    assert (error["param"], error["code"]) == ("input", "text_too_long") and "the limit is 27 s" in error["message"]
+    assert counted_chunks == []
 
 
 @pytest.mark.parametrize(

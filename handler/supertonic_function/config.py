@@ -196,26 +196,29 @@ class FunctionConfig:
         the whole timeout."""
         return self.sync_limits_at(SynthesisOptions.steps)
 
-    def sync_limits_at(self, steps: int) -> Limits:
+    def sync_limits_at(self, steps: int, *, front_wait_s: float | None = None) -> Limits:
         """What one synchronous request rendered at ``steps`` may cost: its forecast audio is also
-        bounded by what the timeout renders at ``sync_plan_rtf`` (a request past it is refused
-        before any audio, not stopped by the deadline after minutes of work)."""
+        bounded by what its time renders at ``sync_plan_rtf`` (a request past it is refused before
+        any audio, not stopped by the deadline after minutes of work). ``front_wait_s``: how long the
+        front that sent it waits, where that may be shorter than the timeout (``LambdaCall.front_wait_s``)."""
         return Limits(
             max_text_chars=self.sync_max_text_chars,
             max_spoken_chars=self.sync_max_spoken_chars,
-            max_audio_s=min(self.sync_max_audio_s, self.renderable_audio_s(steps)),
+            max_audio_s=min(self.sync_max_audio_s, self.renderable_audio_s(steps, front_wait_s=front_wait_s)),
         )
 
-    def renderable_audio_s(self, steps: int) -> float:
-        """Seconds of audio one invocation renders at ``steps`` in its timeout less the margin, at
-        ``sync_plan_rtf``; unbounded where the timeout or the plan is not known. Past the default steps the
-        time grows with them (12 steps took 1.5 times 8 steps' on the tiny stand-in); fewer steps
-        are planned as the default, since the encoder and vocoder do not shrink with them: a plan
-        that errs long refuses a little early, one that errs short ends in a 504."""
-        if self.function_timeout_s is None or self.sync_plan_rtf is None:
+    def renderable_audio_s(self, steps: int, *, front_wait_s: float | None = None) -> float:
+        """Seconds of audio one invocation renders at ``steps``, at ``sync_plan_rtf``, in its time: the
+        timeout or ``front_wait_s``, whichever is shorter, less the margin; unbounded where no time or no
+        plan is known. Past the default steps the time grows with them (12 steps took 1.5 times 8
+        steps' on the tiny stand-in); fewer steps are planned as the default, since the encoder and
+        vocoder do not shrink with them: a plan that errs long refuses a little early, one that errs
+        short ends in a 504."""
+        known_s = [seconds for seconds in (self.function_timeout_s, front_wait_s) if seconds is not None]
+        if not known_s or self.sync_plan_rtf is None:
             return math.inf
         step_share = max(1.0, steps / SynthesisOptions.steps)
-        return (self.function_timeout_s - self.deadline_margin_s) / (self.sync_plan_rtf * step_share)
+        return max(0.0, min(known_s) - self.deadline_margin_s) / (self.sync_plan_rtf * step_share)
 
     def session_config(self, env: Mapping[str, str] | None = None) -> SessionConfig:
         """The engine's ONNX Runtime settings (``SUPERTONIC_*``); unless the threads are set there,

@@ -25,13 +25,13 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from importlib import resources
 from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 
-from supertonic_engine import CAPTION_TYPES, DEFAULT_VOICE, MARKS_CONTENT_TYPE, Prepared, available_formats, file_bytes
+from supertonic_engine import CAPTION_TYPES, DEFAULT_VOICE, MARKS_CONTENT_TYPE, Limits, Prepared, available_formats, file_bytes
 from supertonic_engine.errors import InvalidParameter, SupertonicError
 
 from . import jobs, streamed
@@ -136,15 +136,19 @@ def speak(service: Service, call: HttpCall, _: dict[str, str]) -> Answer:
     request = parse_request(
         fields, voices=service.voices, limits=config.sync_limits, from_strings=from_strings, defaults=config.synthesis_defaults()
     )
-    return _speak(service, call, replace(request, limits=config.sync_limits_at(request.options.steps)))
+    return _speak(service, call, replace(request, limits=_sync_limits(service, call)(request.options.steps)))
 
 
 def speak_openai(service: Service, call: HttpCall, _: dict[str, str]) -> Answer:
-    config = service.config
     request = parse_openai_request(
-        call.json_body(), voices=service.voices, limits=config.sync_limits_at, defaults=config.synthesis_defaults()
+        call.json_body(), voices=service.voices, limits=_sync_limits(service, call), defaults=service.config.synthesis_defaults()
     )
     return _speak(service, call, request)
+
+
+def _sync_limits(service: Service, call: HttpCall) -> Callable[[int], Limits]:
+    """The deployment's bounds for this request at so many steps, planned against the time its front waits."""
+    return partial(service.config.sync_limits_at, front_wait_s=call.invocation.front_wait_s)
 
 
 def submit_job(service: Service, call: HttpCall, _: dict[str, str]) -> dict[str, Any]:

@@ -29,14 +29,23 @@ class LambdaCall:
     cold_start: bool
     margin_s: float  # of the time left, kept for what follows synthesis (closing the file, the response)
     fresh_s: float | None  # what ``seconds_left`` said when the invocation began: what a retry of it gets
+    # Seconds the front that sent the request waits for the answer from this invocation's start (an API
+    # Gateway REST API's, proxy_sources.py); None: it waits as long as the function runs.
+    front_wait_s: float | None = None
 
     @classmethod
     def begin(
-        cls, context: LambdaContext | None, *, margin_s: float, cold_start: bool = False, request_id: str | None = None
+        cls,
+        context: LambdaContext | None,
+        *,
+        margin_s: float,
+        cold_start: bool = False,
+        request_id: str | None = None,
+        front_wait_s: float | None = None,
     ) -> LambdaCall:
         """The invocation ``context`` stands for, its fresh budget read now."""
         named = request_id or (context.aws_request_id if context is not None else "local")
-        return cls(named, context, cold_start, margin_s, _left(context, margin_s))
+        return cls(named, context, cold_start, margin_s, _left(context, margin_s), front_wait_s)
 
     def seconds_left(self) -> float | None:
         """The time left minus the margin (zero or less when none is); None outside Lambda."""

@@ -10,9 +10,11 @@ less than the function's timeout; what each does about it:
   (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html; Regional and private
   REST APIs may raise it by quota request:
   https://aws.amazon.com/about-aws/whats-new/2024/06/amazon-api-gateway-integration-timeout-limit-29-seconds/).
-  Synthesis is given no more than that (a cold start's init counted in), so a request that does not
-  fit is stopped with the function's own 504 ``deadline_exceeded`` rather than API Gateway's
-  ``Endpoint request timed out``; long texts belong in ``POST /v1/jobs``.
+  Synthesis is given no more than that (a cold start's init counted in), and a request is planned
+  against it (``FunctionConfig.sync_limits_at``): text whose forecast audio takes longer to render is
+  refused before any audio (413 ``text_too_long``, naming ``POST /v1/jobs``), and one the plan let
+  through but that runs late is stopped with the function's own 504 ``deadline_exceeded`` rather
+  than API Gateway's ``Endpoint request timed out``.
 - A load balancer takes at most 1 MB of response JSON
   (https://docs.aws.amazon.com/elasticloadbalancing/latest/application/lambda-functions.html):
   audio that does not fit is parked in the results bucket and answered 303 with its link, as audio
@@ -21,6 +23,7 @@ less than the function's timeout; what each does about it:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -43,6 +46,9 @@ ALB_RESPONSE_LIMIT = 1_000_000
 # Kept of it for what the load balancer's shape adds to the answer: statusDescription, header lists.
 _ALB_SHAPE_BYTES = 2048
 
+# A REST API's own host name, api-id.execute-api.region.amazonaws.com (see RestApiSource).
+_EXECUTE_API_HOST = re.compile(r"\.execute-api\.[a-z0-9-]+\.amazonaws\.com$", re.IGNORECASE)
+
 REST_API = Front("rest_api")
 ALB = Front("alb", response_limit=ALB_RESPONSE_LIMIT - _ALB_SHAPE_BYTES)
 
@@ -63,8 +69,9 @@ class _FrontWait:
 def rest_api_call(call: LambdaCall, *, init_s: float) -> LambdaCall:
     """``call`` with no more time than API Gateway waits; ``init_s``: a cold start's init, which API
     Gateway waits through while Lambda does not count it against the timeout."""
-    waited = _FrontWait(call.context, time.monotonic() + REST_API_WAIT_S - init_s, call.request_id)
-    return LambdaCall.begin(waited, margin_s=call.margin_s, cold_start=call.cold_start, request_id=call.request_id)
+    wait_s = REST_API_WAIT_S - init_s
+    waited = _FrontWait(call.context, time.monotonic() + wait_s, call.request_id)
+    return LambdaCall.begin(waited, margin_s=call.margin_s, cold_start=call.cold_start, request_id=call.request_id, front_wait_s=wait_s)
 
 
 class RestApiSource:
@@ -81,7 +88,12 @@ class RestApiSource:
     @staticmethod
     def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> Any:
         context = event["requestContext"]
-        stage = context.get("stage")
+        domain = context.get("domainName")
+        # The stage is in the public URL only on the API's own host (https://api-id.execute-api.region.amazonaws.com/stage/,
+        # https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-call-api.html). A custom domain's
+        # mapping names the stage itself and takes its base path off what the function gets
+        # (https://docs.aws.amazon.com/apigateway/latest/developerguide/rest-api-mappings.html).
+        stage = context.get("stage") if domain is None or _EXECUTE_API_HOST.search(str(domain)) else None
         path = event.get("path")
         # The path API Gateway hands over has no stage (requestContext.path has): put it where an HTTP
         # API's named stage is, so that routes and the links the function builds read it as they do there.
@@ -89,7 +101,7 @@ class RestApiSource:
             path = f"/{stage}{path}"
         init_s = service.init_ms / 1000.0 if call.cold_start else 0.0
         waited = rest_api_call(call, init_s=init_s)
-        return _serve(service, event, waited, REST_API, path=path, domain=context.get("domainName"), stage=stage, decode_query=False)
+        return _serve(service, event, waited, REST_API, path=path, domain=domain, stage=stage, decode_query=False)
 
 
 class AlbSource:
