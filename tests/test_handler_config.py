@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import supertonic_function
-from supertonic_engine.config import usable_cpus
+from supertonic_engine.config import threads_for, usable_cpus
 from supertonic_engine.errors import ConfigurationError
 from supertonic_function.config import VARIABLES, FunctionConfig, TelemetryNames
 
@@ -104,11 +104,32 @@ def test_a_link_lifetime_s3_refuses_is_refused_at_init() -> None:
     assert raised.value.field == "SUPERTONIC_URL_EXPIRES_S" and f"at most {week}" in raised.value.message
 
 
-@pytest.mark.parametrize("memory_mb, expected", [("128", 1), ("1769", 1), ("2048", 2), ("10240", 2)])
-def test_lambda_memory_size_caps_threads_at_its_cpu_share(memory_mb: str, expected: int) -> None:
+@pytest.mark.parametrize("memory_mb, expected", [("128", 1), ("1769", 1), ("2048", 1), ("3538", 2), ("10240", 5)])
+def test_lambda_memory_size_gives_a_thread_per_whole_vcpu_of_its_share(memory_mb: str, expected: int, monkeypatch) -> None:
     # The engine knows nothing of Lambda: the function passes the threads its memory size buys.
+    monkeypatch.setattr("supertonic_function.config.cpu_quota", lambda: None)  # as where no quota is visible
     host = usable_cpus()
     config = FunctionConfig.from_env({"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": memory_mb})
     assert config.session_config({}).intra_op_threads == min(host, expected)
     assert config.session_config({"SUPERTONIC_INTRA_OP_THREADS": "3"}).intra_op_threads == 3
     assert FunctionConfig().session_config({}).intra_op_threads == 0  # outside Lambda: the engine's own count
+
+
+def test_a_visible_cpu_quota_is_what_the_function_was_granted_whatever_its_memory(monkeypatch) -> None:
+    monkeypatch.setattr("supertonic_function.config.cpu_quota", lambda: 2.0)
+    assert FunctionConfig.from_env({"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "2048"}).session_config({}).intra_op_threads == 0
+
+
+def test_a_thread_per_whole_cpu_of_a_share() -> None:
+    assert [threads_for(share) for share in (0.25, 1.0, 1.158, 1.7, 2.0, 3.999)] == [1, 1, 1, 1, 2, 3]
+
+
+def test_less_than_a_vcpu_plans_less_audio_and_more_plans_no_more() -> None:
+    at = {
+        mb: FunctionConfig.from_env({"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(mb), "AWS_LAMBDA_FUNCTION_TIMEOUT": "180"})
+        for mb in (885, 1769, 3008)
+    }
+    one_vcpu = at[1769].renderable_audio_s(8)
+    assert one_vcpu == pytest.approx((180 - at[1769].deadline_margin_s) / at[1769].sync_plan_rtf)
+    assert at[885].renderable_audio_s(8) == pytest.approx(one_vcpu * 885 / 1769)
+    assert at[3008].renderable_audio_s(8) == one_vcpu

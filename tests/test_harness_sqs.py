@@ -221,7 +221,7 @@ def _redriven_queue(dead_letter_queue: str) -> dict[str, object]:
     return {
         "Type": "AWS::SQS::Queue",
         "Properties": {
-            "VisibilityTimeout": 720,
+            "VisibilityTimeout": 1080,
             "RedrivePolicy": {"deadLetterTargetArn": {"Fn::GetAtt": [dead_letter_queue, "Arn"]}, "maxReceiveCount": 3},
         },
     }
@@ -365,7 +365,7 @@ def test_the_template_s_queues_and_mappings_are_read(tmp_path):
     queues = loaded.queues()
     assert list(queues) == ["PartsDeadLetterQueue", "PartsQueue"]  # the dead-letter queue is made first
     parts = queues["PartsQueue"]
-    assert parts.name == "supertonic-local-PartsQueue" and parts.visibility_timeout_s == 720
+    assert parts.name == "supertonic-local-PartsQueue" and parts.visibility_timeout_s == 1080
     assert parts.dead_letter_arn == "arn:aws:sqs:us-east-1:123456789012:parts-dlq-test" and parts.max_receive_count == 3
     assert queues["PartsDeadLetterQueue"].visibility_timeout_s == 30
     config = loaded.function()

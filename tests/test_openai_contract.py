@@ -163,12 +163,12 @@ def test_instructions_are_text_and_read_by_no_model(app: Any) -> None:
 
 @pytest.fixture(scope="module")
 def client() -> Any:
-    """OpenAI's SDK against the handler under RIE on the tiny model, with a Timeout that plans 4,096
-    characters' audio (about 360 s: (300 - 2) / 0.45 s of rendering a second plans 662 s; the
-    template's 120 plans 262 s, and refuses such input up front, as tested through the handler)."""
+    """OpenAI's SDK against the handler under RIE on the tiny model, with the template's Timeout and
+    plan: 4,096 characters' audio (about 360 s on the stand-in) fits what (180 - 2) s renders at
+    SUPERTONIC_SYNC_PLAN_RTF, so the defaults accept OpenAI's longest input."""
     from supertonic_tools.standin import ensure_standin
 
-    args = function_args("--model", str(ensure_standin("tiny")), "--timeout", "300")
+    args = function_args("--model", str(ensure_standin("tiny")))
     with start_local_function(args) as local:
         server = FunctionUrlServer(local).start()
         try:

@@ -58,10 +58,12 @@ SURFACE = [
     "captions",
     "content_type",
     "cpu_features",
+    "cpu_quota",
     "encode",
     "file_bytes",
     "json_lines",
     "rename_voices",
+    "threads_for",
     "true_or_false",
     "usable_cpus",
 ]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 # true_or_false: the environment's and the request fields' yes/no
-from supertonic_engine import Limits, SessionConfig, SynthesisOptions, true_or_false, usable_cpus
+from supertonic_engine import Limits, SessionConfig, SynthesisOptions, cpu_quota, threads_for, true_or_false, usable_cpus
 from supertonic_engine.errors import ConfigurationError, InvalidParameter
 
 from .storage import MAX_PRESIGNED_URL_S
@@ -93,15 +93,15 @@ class FunctionConfig:
     # 260 s of English and up to about 570 s of Korean at the default speed).
     sync_max_spoken_chars: int = 6000
     sync_max_audio_s: float = 600.0
-    # Seconds of rendering per second of audio at the default steps that a synchronous request is
-    # planned with: its forecast audio times this (times steps/8 past 8 steps) must fit the timeout
-    # less the margin, or it is refused before any audio is made. 0.45: the full stand-in of the
-    # real release's shapes, fp32 at `lambda-2048`, rendered the 2,879-character limit text's 274 s
-    # of audio in 108-118 s (0.40-0.43; benchmarks/latency-streamed.json, 2026-12-06), one of them
-    # past the 118 s a request may take. (benchmarks/cost-lambda-sizes.txt's 0.200 at 1,769 MB was
-    # measured on an earlier, smaller stand-in.) None (0 in the environment): no plan, the deadline
+    # Seconds of rendering per second of audio at the default steps, on one whole vCPU (1,769 MB),
+    # that a synchronous request is planned with: its forecast audio times this (times steps/8 past 8
+    # steps, times 1,769/MemorySize below 1,769 MB) must fit its time less the margin, or it is
+    # refused before any audio is made. 0.42: the full stand-in of the real release's shapes, fp32 on
+    # one thread, rendered and streamed the 2,879-character limit text's 275.5 s of audio in 101-103 s
+    # at both 1,769 and 2,048 MB (0.37; benchmarks/limit-text-threads.txt, 2026-12-06), and a
+    # seventh more is kept for a busier host. None (0 in the environment): no plan, the deadline
     # alone stops what does not fit.
-    sync_plan_rtf: float | None = 0.45
+    sync_plan_rtf: float | None = 0.42
     # Largest text object (or job) the S3 trigger downloads.
     max_object_bytes: int = 256 * 1024
     # Seconds kept back from the time left for what follows synthesis whatever its size: closing
@@ -218,16 +218,21 @@ class FunctionConfig:
         if not known_s or self.sync_plan_rtf is None:
             return math.inf
         step_share = max(1.0, steps / SynthesisOptions.steps)
-        return max(0.0, min(known_s) - self.deadline_margin_s) / (self.sync_plan_rtf * step_share)
+        # Less than a vCPU renders that much slower; more buys nothing on the engine's one thread
+        # until a second whole vCPU (``session_config``), which the plan leaves as margin.
+        cpu_share = 1.0 if self.function_memory_mb is None else min(1.0, self.function_memory_mb / LAMBDA_MB_PER_VCPU)
+        return max(0.0, min(known_s) - self.deadline_margin_s) * cpu_share / (self.sync_plan_rtf * step_share)
 
     def session_config(self, env: Mapping[str, str] | None = None) -> SessionConfig:
         """The engine's ONNX Runtime settings (``SUPERTONIC_*``); unless the threads are set there,
-        as many as this memory size's CPU share: ``os.cpu_count()`` says 2 at 2,048 MB where
-        Lambda grants ~1.16 vCPU of time, and a third thread only waits for its quota."""
+        one per whole vCPU of this memory size's share (``threads_for``): ``os.cpu_count()`` says 2 at
+        2,048 MB where Lambda grants ~1.16 vCPU of time, and a second thread there only stalls on
+        the quota. Where the process sees its CPU quota, that is what it was granted: the engine
+        counts it (``usable_cpus``), whatever the memory size."""
         config = SessionConfig.from_env(env)
-        if config.intra_op_threads or self.function_memory_mb is None:
+        if config.intra_op_threads or self.function_memory_mb is None or cpu_quota() is not None:
             return config
-        share = max(1, math.ceil(self.function_memory_mb / LAMBDA_MB_PER_VCPU))
+        share = threads_for(self.function_memory_mb / LAMBDA_MB_PER_VCPU)
         return replace(config, intra_op_threads=min(usable_cpus(), share))
 
     @property

@@ -29,7 +29,7 @@ Lambda function imports only the public surface (tests/test_public_api.py holds 
 
 from .audio import DEFAULT_FORMAT, AudioWriter, audio_format, available_formats, content_type, encode, file_bytes
 from .audio_stream import StreamEncoder
-from .config import SessionConfig, true_or_false, usable_cpus
+from .config import SessionConfig, cpu_quota, threads_for, true_or_false, usable_cpus
 from .cpu import cpu_features
 from .deadline import Deadline
 from .errors import (
@@ -99,10 +99,12 @@ __all__ = [
     "captions",
     "content_type",
     "cpu_features",
+    "cpu_quota",
     "encode",
     "file_bytes",
     "json_lines",
     "rename_voices",
+    "threads_for",
     "true_or_false",
     "usable_cpus",
 ]

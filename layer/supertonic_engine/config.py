@@ -65,8 +65,19 @@ def max_text_chars(env: Mapping[str, str] | None = None) -> int:
     return _env_int(env, ENV_MAX_TEXT_CHARS, DEFAULT_MAX_TEXT_CHARS, minimum=1)
 
 
+def threads_for(cpu_share: float) -> int:
+    """Intra-op threads worth running on ``cpu_share`` CPUs of time: one per whole CPU, at least one.
+
+    A thread on a fraction of a CPU stalls the others each time the quota's period runs out: under
+    the 1.158 CPUs Lambda grants at 2,048 MB, the 2,879-character limit text rendered in 117-126 s
+    on two threads and in 101-103 s on one, as fast as on one at 1,769 MB's single CPU
+    (benchmarks/limit-text-threads.txt)."""
+    return max(1, math.floor(cpu_share + 1e-9))
+
+
 def usable_cpus() -> int:
-    """CPUs this process may really use: its affinity mask and its cgroup's CPU quota.
+    """CPUs this process may really use: its affinity mask and its cgroup's CPU quota (whole CPUs
+    of it, ``threads_for``).
 
     ``os.cpu_count()`` reports the host's cores even when a quota or an affinity mask allows less.
     A platform that grants CPU time some other way (Lambda: by memory size) sets
@@ -76,9 +87,9 @@ def usable_cpus() -> int:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    quota = _cgroup_cpu_quota()
+    quota = cpu_quota()
     if quota is not None:
-        cpus = min(cpus, max(1, math.ceil(quota)))
+        cpus = min(cpus, threads_for(quota))
     return max(1, cpus)
 
 
@@ -92,7 +103,7 @@ def own_cgroups(proc_cgroup: Path = Path("/proc/self/cgroup")) -> dict[str, str]
     return paths
 
 
-def _cgroup_cpu_quota() -> float | None:
+def cpu_quota() -> float | None:
     """The CPU quota of this process's cgroup in CPUs (v1 CFS or v2 ``cpu.max``), None if unlimited."""
     try:
         own = own_cgroups()
