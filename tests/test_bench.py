@@ -148,7 +148,7 @@ def test_cost_prices_each_memory_size_and_recommends_one(tiny_model_dir, tmp_pat
     measurable = [mb for mb in (1024, 2048) if mb / 1769 <= cores]
     for mb in {1024, 2048} - set(measurable):
         assert rows[mb]["measured"] is False and "cores" in rows[mb]["why"]
-    threads = {1024: 1, 2048: 2}  # what the engine picks under that share
+    threads = {1024: 1, 2048: 1}  # what the function picks under that share: a thread per whole vCPU
     assert {mb: rows[mb]["threads"] for mb in measurable} == {mb: threads[mb] for mb in measurable}
     for mb in measurable:
         r = rows[mb]
@@ -160,7 +160,7 @@ def test_cost_prices_each_memory_size_and_recommends_one(tiny_model_dir, tmp_pat
         assert r["fits_timeout"] == (r["longest_sync_s"] <= report["sync_limits"]["synthesis_budget_s"])
     assert request_usd(1024, 1.0) == pytest.approx(USD_PER_GB_S + 0.2e-6)
     assert report["prices"]["polly_usd_per_m_chars"] == POLLY_USD_PER_M_CHARS
-    assert report["sync_limits"] == {"max_text_chars": 3000, "synthesis_budget_s": 118.0}  # template.yaml
+    assert report["sync_limits"] == {"max_text_chars": 3000, "synthesis_budget_s": 178.0}  # template.yaml
     assert report["recommended"]["ours"]["memory_mb"] in measurable
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = run.format_table(report)

@@ -30,10 +30,11 @@ COST_SLACK = 1.10
 
 
 def lambda_threads(memory_mb: int) -> int:
-    """Intra-op threads the engine picks at this size (its usable CPUs: one per started 1,769 MB)."""
+    """Intra-op threads the function picks at this size (one per whole 1,769 MB, as many as there are cores)."""
+    from supertonic_engine import threads_for
     from supertonic_function.config import LAMBDA_MB_PER_VCPU
 
-    return max(1, min(os.cpu_count() or 1, math.ceil(memory_mb / LAMBDA_MB_PER_VCPU)))
+    return min(os.cpu_count() or 1, threads_for(memory_mb / LAMBDA_MB_PER_VCPU))
 
 
 def run_cost(model_dir: Path, sides: list, runs: int, stack: ExitStack, sizes: tuple[int, ...] = COST_SIZES_MB) -> dict:
