@@ -32,9 +32,9 @@ from typing import Any
 from urllib.parse import unquote_plus
 
 from . import http_api
-from .envelopes import check_proxy_request
+from .envelopes import STAGE, check_proxy_request
 from .errors import MalformedEvent, log_error
-from .http_call import Front
+from .http_call import DEFAULT_STAGE, Front
 from .invocation import LambdaCall, LambdaContext
 from .responses import error_response, without_body
 from .runtime import StreamedAnswer
@@ -46,8 +46,11 @@ ALB_RESPONSE_LIMIT = 1_000_000
 # Kept of it for what the load balancer's shape adds to the answer: statusDescription, header lists.
 _ALB_SHAPE_BYTES = 2048
 
-# A REST API's own host name, api-id.execute-api.region.amazonaws.com (see RestApiSource).
-_EXECUTE_API_HOST = re.compile(r"\.execute-api\.[a-z0-9-]+\.amazonaws\.com$", re.IGNORECASE)
+# A REST API's own host name, api-id.execute-api.region.amazonaws.com (see RestApiSource), or
+# .amazonaws.com.cn in the China Regions (https://docs.amazonaws.cn/en_us/aws/latest/userguide/endpoints-Beijing.html).
+_EXECUTE_API_HOST = re.compile(r"\.execute-api\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$", re.IGNORECASE)
+# A path parameter in a REST API resource, {name} or the greedy {name+}.
+_PATH_PARAMETER = re.compile(r"\{([^{}+]+)\+?\}")
 
 REST_API = Front("rest_api")
 ALB = Front("alb", response_limit=ALB_RESPONSE_LIMIT - _ALB_SHAPE_BYTES)
@@ -68,10 +71,13 @@ class _FrontWait:
 
 def rest_api_call(call: LambdaCall, *, init_s: float) -> LambdaCall:
     """``call`` with no more time than API Gateway waits; ``init_s``: a cold start's init, which API
-    Gateway waits through while Lambda does not count it against the timeout."""
-    wait_s = REST_API_WAIT_S - init_s
-    waited = _FrontWait(call.context, time.monotonic() + wait_s, call.request_id)
-    return LambdaCall.begin(waited, margin_s=call.margin_s, cold_start=call.cold_start, request_id=call.request_id, front_wait_s=wait_s)
+    Gateway waits through while Lambda does not count it against the timeout. A request is planned
+    against the whole wait, what a warm call has: text refused by the plan is the text's fault, and
+    a cold start that leaves too little is the moment's, a retryable 504 from the deadline."""
+    waited = _FrontWait(call.context, time.monotonic() + REST_API_WAIT_S - init_s, call.request_id)
+    return LambdaCall.begin(
+        waited, margin_s=call.margin_s, cold_start=call.cold_start, request_id=call.request_id, front_wait_s=REST_API_WAIT_S
+    )
 
 
 class RestApiSource:
@@ -91,17 +97,43 @@ class RestApiSource:
         domain = context.get("domainName")
         # The stage is in the public URL only on the API's own host (https://api-id.execute-api.region.amazonaws.com/stage/,
         # https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-call-api.html). A custom domain's
-        # mapping names the stage itself and takes its base path off what the function gets
-        # (https://docs.aws.amazon.com/apigateway/latest/developerguide/rest-api-mappings.html).
-        stage = context.get("stage") if domain is None or _EXECUTE_API_HOST.search(str(domain)) else None
+        # mapping names the stage itself (https://docs.aws.amazon.com/apigateway/latest/developerguide/rest-api-mappings.html),
+        # and its base path stays in the path the function gets (routers strip it, as Powertools'
+        # strip_prefixes does: https://github.com/aws-powertools/powertools-lambda-python/pull/579): it is
+        # read off the path here and kept in links as a stage would be.
         path = event.get("path")
-        # The path API Gateway hands over has no stage (requestContext.path has): put it where an HTTP
-        # API's named stage is, so that routes and the links the function builds read it as they do there.
-        if isinstance(stage, str) and stage and stage != "$default" and isinstance(path, str):
-            path = f"/{stage}{path}"
-        init_s = service.init_ms / 1000.0 if call.cold_start else 0.0
-        waited = rest_api_call(call, init_s=init_s)
-        return _serve(service, event, waited, REST_API, path=path, domain=domain, stage=stage, decode_query=False)
+        if domain is None or _EXECUTE_API_HOST.search(str(domain)):
+            stage = context.get("stage")
+            # The path API Gateway hands over has no stage (requestContext.path has): put it where an HTTP
+            # API's named stage is, so that routes and the links the function builds read it as they do there.
+            if isinstance(stage, str) and stage and stage != DEFAULT_STAGE and isinstance(path, str):
+                path = f"/{stage}{path}"
+        else:
+            stage = base_path(event) or None
+        return _serve(service, event, _rest_api_call(service, call), REST_API, path=path, domain=domain, stage=stage, decode_query=False)
+
+
+def _rest_api_call(service: Service, call: LambdaCall) -> LambdaCall:
+    init_s = service.init_ms / 1000.0 if call.cold_start else 0.0
+    return rest_api_call(call, init_s=init_s)
+
+
+def base_path(event: Mapping[str, Any]) -> str:
+    """The base path a custom domain's API mapping puts before the API's own path (``tts`` of
+    ``/tts/v1/jobs``), from the resource the request matched and its path parameters; "" for none or
+    for one that cannot be a link's stage (a stage's characters only: a deeper base path is not served)."""
+    resource, path, parameters = event.get("resource"), event.get("path"), event.get("pathParameters") or {}
+    if not (isinstance(resource, str) and isinstance(path, str) and isinstance(parameters, Mapping)):
+        return ""
+    matched = _PATH_PARAMETER.sub(lambda found: str(parameters.get(found.group(1), found.group(0))), resource)
+    if matched == "/":
+        base = path.rstrip("/")
+    elif path.endswith(matched):
+        base = path[: len(path) - len(matched)]
+    else:
+        return ""
+    base = base.strip("/")
+    return base if STAGE.fullmatch(base) and base != DEFAULT_STAGE else ""
 
 
 class AlbSource:
