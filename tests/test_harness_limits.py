@@ -181,5 +181,9 @@ def test_every_command_that_runs_the_function_takes_a_lambda_memory_size_as_its_
     parser = build_parser()
     assert parser.parse_args(["emulate", "--profile", "lambda-1769"]).profile == "lambda-1769"
     assert resolve_profile("lambda-1769").cpus == 1.0
-    with pytest.raises(SystemExit):
-        parser.parse_args(["emulate", "--profile", "lambda-big"])
+    assert (resolve_profile("lambda-1769", cpus=2.0).cpus, resolve_profile("lambda-1769", cpus=2.0).memory_mb) == (2.0, 1769)
+    for bad in ("lambda-big", "lambda-0", "lambda-64", "lambda-20000", "lambda-\u00b2", "lambda-01769"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["emulate", "--profile", bad])
+        with pytest.raises(ValueError):
+            resolve_profile(bad)

@@ -21,6 +21,7 @@ import argparse
 import functools
 import itertools
 import os
+import re
 import signal
 import subprocess
 import time
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from supertonic_engine.config import own_cgroups as _own_cgroups
-from supertonic_function.config import LAMBDA_MB_PER_VCPU
+from supertonic_function.config import LAMBDA_MAX_MEMORY_MB, LAMBDA_MB_PER_VCPU, LAMBDA_MIN_MEMORY_MB
 
 from .measure import MB, TreeSampler
 
@@ -76,9 +77,20 @@ def lambda_profile(memory_mb: int) -> Profile:
     return Profile(f"lambda-{memory_mb}", lambda_cpus(memory_mb), memory_mb)
 
 
+# lambda-<MB>: Lambda's memory sizes, 128 to 10,240 MB (LAMBDA_MIN_MEMORY_MB, LAMBDA_MAX_MEMORY_MB).
+_LAMBDA_PROFILE = re.compile(r"lambda-([1-9][0-9]{2,4})")
+
+
+def _lambda_memory_mb(name: str) -> int | None:
+    """The memory size a ``lambda-<MB>`` name gives, None for any other name or a size Lambda has not."""
+    found = _LAMBDA_PROFILE.fullmatch(name)
+    memory_mb = int(found.group(1)) if found else None
+    return memory_mb if memory_mb is not None and LAMBDA_MIN_MEMORY_MB <= memory_mb <= LAMBDA_MAX_MEMORY_MB else None
+
+
 def is_profile_name(name: str) -> bool:
     """A name ``resolve_profile`` takes: a named profile, ``custom`` or ``lambda-<MB>``."""
-    return name in PROFILES or name == "custom" or (name.startswith("lambda-") and name[len("lambda-") :].isdigit())
+    return name in PROFILES or name == "custom" or _lambda_memory_mb(name) is not None
 
 
 def profile_argument(name: str) -> str:
@@ -90,11 +102,10 @@ def profile_argument(name: str) -> str:
 
 def resolve_profile(name: str = "2vcpu-2gb", *, cpus: float | None = None, memory_mb: int | None = None) -> Profile:
     """A named profile (``lambda-<MB>`` for any memory size), or a custom one when ``cpus`` or ``memory_mb`` override it."""
-    if name not in PROFILES and name.startswith("lambda-") and name[len("lambda-") :].isdigit():
-        return lambda_profile(int(name[len("lambda-") :]))
-    if name not in PROFILES and name != "custom":
-        raise ValueError(f"unknown profile {name!r}; use one of: {', '.join(PROFILES)}, custom")
-    base = PROFILES.get(name, PROFILES["2vcpu-2gb"])
+    if not is_profile_name(name):
+        raise ValueError(f"unknown profile {name!r}; use one of: {', '.join(PROFILES)}, lambda-<MB> (128-10240), custom")
+    memory_mb_of_name = _lambda_memory_mb(name)
+    base = lambda_profile(memory_mb_of_name) if memory_mb_of_name is not None else PROFILES.get(name, PROFILES["2vcpu-2gb"])
     if cpus is None and memory_mb is None and name != "custom":
         return base
     cpus = base.cpus if cpus is None else cpus
