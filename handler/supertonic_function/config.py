@@ -68,6 +68,9 @@ RESPONSES_FOLDER = "responses/"
 
 # Lambda gives CPU time in proportion to memory: one vCPU-second per second at 1,769 MB.
 LAMBDA_MB_PER_VCPU = 1769
+# How rendering slows with a CPU share under one vCPU: time grows as share ** -1.13 (log 1.86 / log
+# 1.73, the 1,024 MB and 1,769 MB rows of benchmarks/cost-lambda-sizes.txt; see renderable_audio_s).
+BELOW_ONE_VCPU_POWER = 1.13
 
 # The function URL's InvokeMode (template.yaml's FunctionUrlInvokeMode): Lambda does not tell the
 # function how its URL invokes it, so the template passes the same value under ENV_INVOKE_MODE.
@@ -218,10 +221,13 @@ class FunctionConfig:
         if not known_s or self.sync_plan_rtf is None:
             return math.inf
         step_share = max(1.0, steps / SynthesisOptions.steps)
-        # Less than a vCPU renders that much slower; more buys nothing on the engine's one thread
+        # Less than a vCPU renders slower than its share says: 1,024 MB rendered at 0.371 where
+        # 1,769 MB did at 0.200 (benchmarks/cost-lambda-sizes.txt, one thread), 1.86 times for a
+        # share 1.73 times smaller, hence the power. More buys nothing on the engine's one thread
         # until a second whole vCPU (``session_config``), which the plan leaves as margin.
         cpu_share = 1.0 if self.function_memory_mb is None else min(1.0, self.function_memory_mb / LAMBDA_MB_PER_VCPU)
-        return max(0.0, min(known_s) - self.deadline_margin_s) * cpu_share / (self.sync_plan_rtf * step_share)
+        pace = cpu_share**BELOW_ONE_VCPU_POWER
+        return max(0.0, min(known_s) - self.deadline_margin_s) * pace / (self.sync_plan_rtf * step_share)
 
     def session_config(self, env: Mapping[str, str] | None = None) -> SessionConfig:
         """The engine's ONNX Runtime settings (``SUPERTONIC_*``); unless the threads are set there,
@@ -230,10 +236,17 @@ class FunctionConfig:
         the quota. Where the process sees its CPU quota, that is what it was granted: the engine
         counts it (``usable_cpus``), whatever the memory size."""
         config = SessionConfig.from_env(env)
-        if config.intra_op_threads or self.function_memory_mb is None or cpu_quota() is not None:
+        threads = self.memory_threads()
+        if config.intra_op_threads or threads is None or cpu_quota() is not None:
             return config
-        share = threads_for(self.function_memory_mb / LAMBDA_MB_PER_VCPU)
-        return replace(config, intra_op_threads=min(usable_cpus(), share))
+        return replace(config, intra_op_threads=threads)
+
+    def memory_threads(self) -> int | None:
+        """Threads this memory size's CPU share runs (one per whole vCPU, no more than the cores the
+        process may use); None outside Lambda, where the memory size grants nothing."""
+        if self.function_memory_mb is None:
+            return None
+        return min(usable_cpus(), threads_for(self.function_memory_mb / LAMBDA_MB_PER_VCPU))
 
     @property
     def jobs_prefix(self) -> str:

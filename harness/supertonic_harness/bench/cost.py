@@ -31,10 +31,9 @@ COST_SLACK = 1.10
 
 def lambda_threads(memory_mb: int) -> int:
     """Intra-op threads the function picks at this size (one per whole 1,769 MB, as many as there are cores)."""
-    from supertonic_engine import threads_for
-    from supertonic_function.config import LAMBDA_MB_PER_VCPU
+    from supertonic_function.config import FunctionConfig
 
-    return min(os.cpu_count() or 1, threads_for(memory_mb / LAMBDA_MB_PER_VCPU))
+    return FunctionConfig(function_memory_mb=memory_mb).memory_threads() or 1
 
 
 def run_cost(model_dir: Path, sides: list, runs: int, stack: ExitStack, sizes: tuple[int, ...] = COST_SIZES_MB) -> dict:
@@ -116,7 +115,9 @@ def sync_limits() -> tuple[int, float]:
     function = Template.load().function()
     chars = int(function.environment.get("SUPERTONIC_SYNC_MAX_TEXT_CHARS") or 3000)
     margin = float(function.environment.get("SUPERTONIC_DEADLINE_MARGIN_S") or 2.0)
-    return chars, float(function.timeout_s or 120) - margin
+    if function.timeout_s is None:
+        raise SystemExit("template.yaml: the function has no Timeout to plan the synchronous limit against")
+    return chars, float(function.timeout_s) - margin
 
 
 def recommend(rows: list[dict]) -> dict | None:
