@@ -155,10 +155,11 @@ def test_the_threads_flag_is_the_sessions_setting_the_function_reads() -> None:
     from supertonic_function.config import FunctionConfig
     from supertonic_harness.bench.latency import function_environment, settings_from_args
 
-    args = _bench_parser().parse_args(["bench", "--latency", "--intra-op-threads", "1"])
+    args = _bench_parser().parse_args(["bench", "--latency", "--intra-op-threads", "2"])
     environment = function_environment(settings_from_args(args))
-    config = FunctionConfig.from_env({**environment, "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "3008"})
-    assert config.session_config(environment).intra_op_threads == 1  # over the memory size's two
+    assert environment == {"SUPERTONIC_INTRA_OP_THREADS": "2"}
+    config = FunctionConfig.from_env({**environment, "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1769"})
+    assert config.session_config(environment).intra_op_threads == 2  # over the memory size's one
     assert function_environment(settings_from_args(_bench_parser().parse_args(["bench", "--latency"]))) == {}
 
 

@@ -112,13 +112,13 @@ class InputAudioTooLong(TextTooLong):
 
     def __init__(self, refusal: AudioTooLong) -> None:
         self.length, self.limit, self.caller_bound = refusal.length, refusal.limit, refusal.caller_bound
-        fits = (
-            ""
-            if refusal.text_chars is None
-            else f" About {chars_that_fit(refusal.text_chars, refusal.length, refusal.limit):,} characters of input fit."
-        )
+        fits = "" if refusal.text_chars is None else _characters_fit(chars_that_fit(refusal.text_chars, refusal.length, refusal.limit))
         seconds = AudioTooLong.describe(refusal.length, refusal.limit).removeprefix("text ")
         InvalidRequest.__init__(self, f"input {seconds}{fits} {self.ADVICE}")
+
+
+def _characters_fit(count: int) -> str:
+    return f" About {count:,} character{'' if count == 1 else 's'} of input fit."
 
 
 def chars_that_fit(text_chars: float, amount: float, limit: float) -> int:
