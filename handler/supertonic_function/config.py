@@ -225,8 +225,7 @@ class FunctionConfig:
         # 1,769 MB did at 0.200 (benchmarks/cost-lambda-sizes.txt, one thread), 1.86 times for a
         # share 1.73 times smaller, hence the power. More buys nothing on the engine's one thread
         # until a second whole vCPU (``session_config``), which the plan leaves as margin.
-        cpu_share = 1.0 if self.function_memory_mb is None else min(1.0, self.function_memory_mb / LAMBDA_MB_PER_VCPU)
-        pace = cpu_share**BELOW_ONE_VCPU_POWER
+        pace = min(1.0, self.vcpu_share or 1.0) ** BELOW_ONE_VCPU_POWER
         return max(0.0, min(known_s) - self.deadline_margin_s) * pace / (self.sync_plan_rtf * step_share)
 
     def session_config(self, env: Mapping[str, str] | None = None) -> SessionConfig:
@@ -241,12 +240,16 @@ class FunctionConfig:
             return config
         return replace(config, intra_op_threads=threads)
 
+    @property
+    def vcpu_share(self) -> float | None:
+        """The vCPUs of time Lambda grants this memory size; None outside Lambda, where it grants nothing."""
+        return None if self.function_memory_mb is None else self.function_memory_mb / LAMBDA_MB_PER_VCPU
+
     def memory_threads(self) -> int | None:
         """Threads this memory size's CPU share runs (one per whole vCPU, no more than the cores the
-        process may use); None outside Lambda, where the memory size grants nothing."""
-        if self.function_memory_mb is None:
-            return None
-        return min(usable_cpus(), threads_for(self.function_memory_mb / LAMBDA_MB_PER_VCPU))
+        process may use); None outside Lambda."""
+        share = self.vcpu_share
+        return None if share is None else min(usable_cpus(), threads_for(share))
 
     @property
     def jobs_prefix(self) -> str:
