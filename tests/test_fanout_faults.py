@@ -115,15 +115,22 @@ def test_a_dead_letter_that_cannot_be_read_is_dropped_and_fails_nothing(app, s3,
     assert _manifest(s3)["status"] == "done"
 
 
-def test_a_job_too_large_to_assemble_is_refused_before_any_part_is_sent(app, s3, queues):
-    request = http_to_event("POST", "/v1/jobs", [("content-type", "application/json")], json.dumps(BREAKS_JOB).encode())
+def _refused_as_too_large(app, s3, job, key):
+    """``job`` refused both ways: ``POST /v1/jobs`` answers 413 ``job_too_large``, and dropped in the
+    bucket, where no one is answered, it ends in a failed manifest; returns the 413's error."""
+    request = http_to_event("POST", "/v1/jobs", [("content-type", "application/json")], json.dumps(job).encode())
     reply = app.lambda_handler(request, LambdaContext())
     assert reply["statusCode"] == 413, reply
     error = json.loads(reply["body"])["error"]
-    assert error["code"] == "job_too_large" and "parts" in error["message"]
-    # Dropped in the bucket, where no one is answered: a failed manifest naming the limit, nothing sent.
-    result = drop_job(app, s3, BREAKS_JOB, key="input/breaks.json")["results"][0]
+    assert error["code"] == "job_too_large"
+    result = drop_job(app, s3, job, key=key)["results"][0]
     assert result["status"] == "failed" and result["reason"] == "job_too_large"
+    return error
+
+
+def test_a_job_too_large_to_assemble_is_refused_before_any_part_is_sent(app, s3, queues):
+    error = _refused_as_too_large(app, s3, BREAKS_JOB, "input/breaks.json")
+    assert "parts" in error["message"]
     assert receive_all(queues["parts"]) == []
     assert "job_too_large" == _manifest(s3)["error"]["code"]
 
@@ -203,13 +210,8 @@ def test_a_job_made_in_one_invocation_is_bounded_by_tmp_too(app, s3):
 
     prepared = parse_request(SHORT_BREAKS_JOB, voices=app.service.voices).prepare(app.service.engine)
     assert prepared.total_silence_s > 40_000 and not fans_out(app.service, prepared)
-    request = http_to_event("POST", "/v1/jobs", [("content-type", "application/json")], json.dumps(SHORT_BREAKS_JOB).encode())
-    reply = app.lambda_handler(request, LambdaContext())
-    assert reply["statusCode"] == 413, reply
-    error = json.loads(reply["body"])["error"]
-    assert error["code"] == "job_too_large" and "SUPERTONIC_EPHEMERAL_STORAGE_MB" in error["message"]
-    result = drop_job(app, s3, SHORT_BREAKS_JOB, key="input/short-breaks.json")["results"][0]
-    assert result["status"] == "failed" and result["reason"] == "job_too_large"
+    error = _refused_as_too_large(app, s3, SHORT_BREAKS_JOB, "input/short-breaks.json")
+    assert "SUPERTONIC_EPHEMERAL_STORAGE_MB" in error["message"]
 
 
 def test_a_wav_job_is_bounded_by_riff_s_32_bit_sizes_however_large_tmp_is(app, monkeypatch):
