@@ -75,3 +75,32 @@ def test_process_memory_reads_current_and_peak():
     memory = process_memory(os.getpid())
     assert 0 < memory.rss_bytes <= memory.hwm_bytes
     assert process_memory(2**22 + 12345) is None
+
+
+class _CountingSampler(TreeSampler):
+    def __init__(self, *args, **kwargs) -> None:
+        self.samples = 0
+        super().__init__(*args, **kwargs)
+
+    def sample(self) -> int:
+        self.samples += 1
+        return super().sample()
+
+
+def test_a_measuring_sampler_rests_between_windows_and_samples_inside_them():
+    # Between invocations nothing is measured: a sampler that walks /proc then only takes CPU
+    # from the function it measures.
+    sampler = _CountingSampler(os.getpid(), interval_s=0.01)
+    try:
+        time.sleep(0.3)
+        assert sampler.samples == 0
+        sampler.begin()  # one sample of its own
+        time.sleep(0.35)  # then the thread's, every TRUSTED_INTERVAL_S or sooner
+        inside = sampler.samples
+        sampler.end()
+        assert inside >= 3
+        after = sampler.samples
+        time.sleep(0.3)
+        assert sampler.samples == after
+    finally:
+        sampler.stop()
