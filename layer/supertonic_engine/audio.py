@@ -173,6 +173,21 @@ class Resampler:
             self._pending_start = keep_from
         return out.astype(np.float32)
 
+    def output_at(self, instant: int, *, end: bool = False) -> int:
+        """The first output at or after input ``instant``; ``end``: the whole signal's length when it ends there."""
+        if end:
+            return resampled_frames(instant, self.up, self.down)
+        return -(-instant * self.down // self.up)
+
+    def outputs_between(self, samples: np.ndarray, first_input: int, first: int, end: int) -> np.ndarray:
+        """Outputs ``first`` to ``end`` of a signal whose inputs from ``first_input`` on are
+        ``samples`` and silence elsewhere: the same numbers a whole-signal pass gives where the
+        inputs they read are these (a part of a file resampled apart from the rest)."""
+        self._pending = np.asarray(samples, dtype=np.float64).reshape(-1)
+        self._pending_start, self._received = first_input, first_input + self._pending.size
+        blocks = [self._outputs(n, min(n + self.BLOCK, end)) for n in range(first, end, self.BLOCK)]
+        return (np.concatenate(blocks) if blocks else np.zeros(0)).astype(np.float32)
+
     def _outputs(self, first: int, end: int) -> np.ndarray:
         position = np.arange(first, end, dtype=np.int64) * self.up
         taps = (position // self.down)[:, None] + self._offsets

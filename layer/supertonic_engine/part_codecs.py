@@ -1,0 +1,169 @@
+"""Audio files made in parts and joined by copying bytes.
+
+A long text is rendered in parts by many workers at once. Each worker encodes its own part, and
+the file is ``head + part 0 + part 1 + ... + tail``: the assembly copies bytes and encodes nothing,
+so its time no longer grows with the encoder's cost. A ``PartCodec`` says how a format does that:
+
+* ``encode_part`` turns one part's samples (the silence before it included; the last part's also
+  the silence after it) into the bytes that go in the file at that part's place. A worker sees only
+  its own part, so everything it needs to know about the others is in its ``PartSpan``: where the
+  part starts in the whole file and how long the file is, in frames at the engine's rate.
+* ``head`` and ``tail`` are written by the assembly from the file's length and the parts' sizes.
+
+Joined, a lossless file (wav, pcm) holds exactly the samples of the sequential render; a lossy one
+decodes to it within one codec frame at each seam and never drifts from it over the file.
+``part_codec`` answers None for a format that cannot be joined this way: its parts are kept as
+samples and the assembly encodes them whole.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from .audio import AudioFormat, Resampler, audio_format, to_pcm16
+
+# RIFF's sizes are 32-bit: past this a WAV file is written as RF64 (EBU Tech 3306), which
+# libsndfile and ffmpeg read.
+WAV_MAX_DATA_BYTES = 0xFFFFFFFF - 36
+
+
+@dataclass(frozen=True)
+class PartSpan:
+    """Where one part sits in the whole file, in frames at the engine's ``sample_rate``."""
+
+    index: int
+    count: int  # parts in the file
+    start: int  # the part's first frame (of the silence before it)
+    frames: int  # the part's frames: silence before, speech, and for the last part the silence after
+    total: int  # the whole file's frames
+    sample_rate: int
+    # Frames of silence the part starts with (the pause before it) and the next part starts with:
+    # a seam placed inside silence joins without a trace, whatever a codec's filters reach across it.
+    lead: int = 0
+    next_lead: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < self.count:
+            raise ValueError(f"part {self.index} of {self.count}")
+        if self.start < 0 or self.frames < 0 or self.start + self.frames > self.total:
+            raise ValueError(f"part {self.index} spans frames {self.start}..{self.start + self.frames} of {self.total}")
+        if not 0 <= self.lead <= self.frames or self.next_lead < 0 or (self.last and self.next_lead):
+            raise ValueError(f"part {self.index}: silence of {self.lead} frames before, {self.next_lead} after")
+
+    @property
+    def end(self) -> int:
+        return self.start + self.frames
+
+    @property
+    def last(self) -> bool:
+        return self.index == self.count - 1
+
+    @property
+    def seam(self) -> int:
+        """Where, in the file, this part's bytes begin when a codec moves the seam into silence:
+        the middle of the silence it starts with (the file's start for the first part)."""
+        return 0 if self.index == 0 else self.start + self.lead // 2
+
+    @property
+    def next_seam(self) -> int:
+        """Where the next part's bytes begin (the file's end after the last part)."""
+        return self.total if self.last else self.end + self.next_lead // 2
+
+
+def spans(frames: Sequence[int], sample_rate: int, leads: Sequence[int] | None = None) -> list[PartSpan]:
+    """The spans of parts of ``frames`` each, one after another, each starting with ``leads`` frames of silence."""
+    leads = list(leads) if leads is not None else [0] * len(frames)
+    total = sum(frames)
+    out, start = [], 0
+    for index, size in enumerate(frames):
+        following = leads[index + 1] if index + 1 < len(frames) else 0
+        out.append(PartSpan(index, len(frames), start, size, total, sample_rate, leads[index], following))
+        start += size
+    return out
+
+
+class PartCodec(Protocol):
+    format: AudioFormat
+
+    def encode_part(self, samples: np.ndarray, span: PartSpan) -> bytes:
+        """The bytes of ``samples`` (float32 at ``span.sample_rate``, ``span.frames`` of them) at their place in the file."""
+        ...
+
+    def head(self, total_frames: int, sample_rate: int, part_bytes: Sequence[int]) -> bytes:
+        """What goes before the first part, from the file's frames and each part's size in bytes."""
+        ...
+
+    def tail(self, total_frames: int, sample_rate: int, part_bytes: Sequence[int]) -> bytes:
+        """What goes after the last part."""
+        ...
+
+
+def _checked(samples: np.ndarray, span: PartSpan) -> np.ndarray:
+    if samples.ndim != 1 or samples.size != span.frames:
+        raise ValueError(f"part {span.index} has {samples.size} samples, its span {span.frames}")
+    return samples
+
+
+class _Pcm16:
+    """16-bit samples, at the engine's rate (wav) or resampled to the format's (pcm)."""
+
+    def __init__(self, fmt: AudioFormat) -> None:
+        self.format = fmt
+
+    def encode_part(self, samples: np.ndarray, span: PartSpan) -> bytes:
+        samples = _checked(samples, span)
+        rate = self.format.sample_rate or span.sample_rate
+        if rate != span.sample_rate:
+            samples = _resampled_part(samples, span, rate)
+        return to_pcm16(samples).tobytes()
+
+    def head(self, total_frames: int, sample_rate: int, part_bytes: Sequence[int]) -> bytes:
+        if self.format.name != "wav":
+            return b""
+        return wav_header(sample_rate, sum(part_bytes) // 2)
+
+    def tail(self, total_frames: int, sample_rate: int, part_bytes: Sequence[int]) -> bytes:
+        return b""
+
+
+def _resampled_part(samples: np.ndarray, span: PartSpan, rate: int) -> np.ndarray:
+    """The whole file's resampled samples from this part's seam to the next one's. The resampler
+    reads ``Resampler.HALF_TAPS`` inputs on each side of an output: with seams in the middle of
+    silences at least twice that long, what it reads outside the part is silence here as in the
+    whole file, so the parts hold exactly the whole file's samples (and never drift from its clock)."""
+    resampler = Resampler(span.sample_rate, rate)
+    return resampler.outputs_between(
+        samples, span.start, resampler.output_at(span.seam), resampler.output_at(span.next_seam, end=span.last)
+    )
+
+
+_FMT = struct.Struct("<4sIHHIIHH")  # the fmt chunk of 16-bit mono PCM
+_WAV_FMT_BYTES = 4 + _FMT.size  # "WAVE" and the fmt chunk
+
+
+def wav_header(sample_rate: int, frames: int, *, rf64: bool | None = None) -> bytes:
+    """A 16-bit mono WAV header for ``frames`` samples; RF64 when RIFF's 32-bit sizes cannot hold
+    them (``rf64`` forces either)."""
+    data = 2 * frames
+    fmt = _FMT.pack(b"fmt ", 16, 1, 1, sample_rate, 2 * sample_rate, 2, 16)
+    if not (data > WAV_MAX_DATA_BYTES if rf64 is None else rf64):
+        return struct.pack("<4sI4s", b"RIFF", _WAV_FMT_BYTES + 8 + data, b"WAVE") + fmt + struct.pack("<4sI", b"data", data)
+    # EBU Tech 3306 (RF64): 0xFFFFFFFF in the 32-bit sizes, the real ones in a ds64 chunk (RIFF
+    # size, data size, sample count, an empty table) before the fmt chunk.
+    ds64 = struct.pack("<4sIQQQI", b"ds64", 28, 0, data, frames, 0)
+    riff = 4 + len(ds64) + _FMT.size + 8 + data
+    ds64 = struct.pack("<4sIQQQI", b"ds64", 28, riff, data, frames, 0)
+    return struct.pack("<4sI4s", b"RF64", 0xFFFFFFFF, b"WAVE") + ds64 + fmt + struct.pack("<4sI", b"data", 0xFFFFFFFF)
+
+
+def part_codec(fmt: AudioFormat | str) -> PartCodec | None:
+    """How ``fmt``'s file is made of parts encoded apart; None: its parts stay samples, encoded whole by the assembly."""
+    fmt = fmt if isinstance(fmt, AudioFormat) else audio_format(fmt)
+    if fmt.name in ("wav", "pcm"):
+        return _Pcm16(fmt)
+    return None
