@@ -222,3 +222,45 @@ def test_bad_text_is_refused_before_any_fan_out(app, s3, queues):
     result = drop_job(app, s3, {**JOB, "text": TEXT + " ᚠ"}, key="input/bad.json")["results"][0]
     assert result["status"] == "failed" and result["reason"] == "unsupported_characters"
     assert receive_all(queues["parts"]) == []
+
+
+def _run_parts(app: Any, queues: Any) -> list[dict[str, Any]]:
+    messages = receive_all(queues["parts"])
+    answers = [app.lambda_handler(sqs_event([m], queues["parts_arn"], REGION), LambdaContext()) for m in reversed(messages)]
+    assert all(a == {"batchItemFailures": []} for a in answers)
+    return messages
+
+
+@pytest.mark.parametrize("fmt", ["wav", "pcm"])
+def test_workers_encode_their_parts_and_the_assembly_only_joins_bytes(app, s3, queues, monkeypatch, fmt):
+    from supertonic_engine import AudioWriter, encode
+
+    drop_job(app, s3, {**JOB, "format": fmt})
+    encoded: list[int] = []
+    real_write = AudioWriter.write
+    monkeypatch.setattr(AudioWriter, "write", lambda self, samples: (encoded.append(samples.size), real_write(self, samples))[1])
+    _run_parts(app, queues)
+    assert encoded == []  # no encoder ran in the assembly: the workers encoded their own parts
+    manifest = _manifest(s3)
+    audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
+    expected = _sequential(app, seed=5)
+    assert audio == encode(expected, app.service.engine.sample_rate, fmt)  # pcm: resampled to 24 kHz apart, still exact
+    assert manifest["duration_s"] == pytest.approx(expected.size / app.service.engine.sample_rate, abs=1e-4)
+    chunks = manifest["chunks"]
+    assert all(a["end_s"] <= b["start_s"] for a, b in zip(chunks, chunks[1:], strict=False))
+    assert all(c["synth_ms"] is not None for c in chunks) and manifest["synth_ms"] > 0
+
+
+def test_a_job_whose_parts_cannot_be_known_in_length_keeps_its_samples_for_one_encoder(app, s3, queues):
+    # Trimmed silence makes each part as long as its audio turns out: no worker can place its
+    # bytes, so the parts stay samples and the assembly encodes them (and the file is still whole).
+    drop_job(app, s3, {**JOB, "trim_silence": True})
+    (plan_key,) = [k for k in _folder_objects(s3) if k.endswith("plan.json")]
+    assert json.loads(s3.get_object(Bucket=OUTPUT_BUCKET, Key=plan_key)["Body"].read())["joined"] is False
+    _run_parts(app, queues)
+    manifest = _manifest(s3)
+    audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
+    from supertonic_engine import encode
+
+    expected = app.service.engine.synthesize(TEXT, SynthesisOptions(voice="M1", steps=1, seed=5, trim_silence=True)).audio
+    assert audio == encode(expected, manifest["sample_rate"], "wav")

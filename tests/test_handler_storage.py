@@ -14,12 +14,15 @@ from botocore.exceptions import ClientError, EndpointConnectionError
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, asked_disposition, disposition_of, fetch
 
 from supertonic_function.storage import (
+    MULTIPART_MIN_PART_BYTES,
+    JoinedObject,
     ObjectChanged,
     ObjectMissing,
     ObjectStore,
     ObjectTooLarge,
     StorageFailed,
     StorageUnavailable,
+    StoredPiece,
     TextNotUtf8,
     classify,
     s3_client,
@@ -239,3 +242,34 @@ def test_storage_logs_through_the_function_s_json_handler() -> None:
     handlers = [h for name in ("supertonic_function.storage", "supertonic_function") for h in logging.getLogger(name).handlers]
     assert storage.logger.name == "supertonic_function.storage" and storage.logger.propagate
     assert telemetry.logger.registered_handler in handlers
+
+
+def test_a_joined_object_copies_large_pieces_in_s3_and_groups_small_ones(store: ObjectStore, s3: Any, monkeypatch) -> None:
+    big = os.urandom(MULTIPART_MIN_PART_BYTES + 17)
+    small = [os.urandom(1_000_000 + n) for n in range(7)]
+    s3.put_object(Bucket=OUTPUT_BUCKET, Key="parts/big", Body=big)
+    for n, data in enumerate(small):
+        s3.put_object(Bucket=OUTPUT_BUCKET, Key=f"parts/small{n}", Body=data)
+    read: list[str] = []
+    real_read = ObjectStore.read_bytes
+    monkeypatch.setattr(ObjectStore, "read_bytes", lambda self, bucket, key: (read.append(key), real_read(self, bucket, key))[1])
+    sizes = store.list_sizes(OUTPUT_BUCKET, "parts/")
+    pieces = (
+        StoredPiece("parts/big", sizes["parts/big"]),
+        b"head of the rest",
+        *(StoredPiece(f"parts/small{n}", sizes[f"parts/small{n}"]) for n in range(7)),
+        b"tail",
+    )
+    store.put_joined(OUTPUT_BUCKET, "joined.bin", JoinedObject(pieces), content_type="application/octet-stream")
+    body = s3.get_object(Bucket=OUTPUT_BUCKET, Key="joined.bin")["Body"].read()
+    assert body == big + b"head of the rest" + b"".join(small) + b"tail"
+    assert "parts/big" not in read and len(read) == 7  # the large piece was copied by S3, never read here
+    assert s3.list_multipart_uploads(Bucket=OUTPUT_BUCKET).get("Uploads", []) == []
+
+
+def test_a_joined_object_that_fails_leaves_no_upload_behind(store: ObjectStore, s3: Any) -> None:
+    pieces = (b"x" * 10, StoredPiece("parts/missing", 10))
+    with pytest.raises(ObjectMissing):
+        store.put_joined(OUTPUT_BUCKET, "joined.bin", JoinedObject(pieces), content_type="application/octet-stream")
+    assert s3.list_multipart_uploads(Bucket=OUTPUT_BUCKET).get("Uploads", []) == []
+    assert "Contents" not in s3.list_objects_v2(Bucket=OUTPUT_BUCKET, Prefix="joined.bin")

@@ -96,7 +96,7 @@ def test_a_long_text_is_rendered_by_two_sandboxes_and_stitched_to_the_sequential
 def test_a_worker_killed_mid_part_is_retried_and_its_part_stored_once(tmp_path, tiny_model_dir):
     # Part 1's upload is held past the function's timeout: RIE kills the worker mid-part.
     stall = FaultSchedule(
-        (Rule(Fault.BARRIER, operation="PutObject", key="parts/000001.f32"),), barrier_count=1000, barrier_timeout_s=TIMEOUT_S + 1
+        (Rule(Fault.BARRIER, operation="PutObject", key="parts/000001.enc"),), barrier_count=1000, barrier_timeout_s=TIMEOUT_S + 1
     )
     text = TEXT + " It ends, after a stall."
     planner, parts, dead, written, exchanges = _run(tmp_path, tiny_model_dir, text, stall)
@@ -112,7 +112,7 @@ def test_a_worker_killed_mid_part_is_retried_and_its_part_stored_once(tmp_path, 
     timed_out = [b for b in parts.batches if b.invocation.outcome is Outcome.TIMEOUT]
     assert len(timed_out) == 1 and timed_out[0].returned
     assert max(max(b.receive_counts) for b in parts.batches) == 2  # the killed part's message, once more
-    stored = [e for e in exchanges if e.request.operation == "PutObject" and (e.request.key or "").endswith("parts/000001.f32")]
+    stored = [e for e in exchanges if e.request.operation == "PutObject" and (e.request.key or "").endswith("parts/000001.enc")]
     assert len(stored) == 1  # the held upload landed late; the retry found it and rendered nothing
     (audio,) = [o for o in written if o.key == manifest["audio"]["key"]]
     assert audio.body == _sequential(tiny_model_dir, text, manifest)

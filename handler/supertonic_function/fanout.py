@@ -1,9 +1,12 @@
 """Long texts over many invocations: plan once, render the parts concurrently, assemble once.
 
     planner (S3 trigger / job)  plan.json, one SQS message per part, then dispatched.json
-    part worker (SQS)           parts/<index>.f32: the part's samples, stored whole or not at all
-    the last part's worker      claims assembly (assembly.json, If-None-Match: *), streams the
-                                parts in order into the encoder, publishes audio + manifest, tidies
+    part worker (SQS)           parts/<index>.enc: the part encoded in the job's format at its place
+                                in the file (parts/<index>.f32, its samples, where the format
+                                cannot be joined), stored whole or not at all
+    the last part's worker      claims assembly (assembly.json, If-None-Match: *), joins the encoded
+                                parts in one multipart upload (S3 copies them; nothing is encoded),
+                                or streams the samples into the encoder; publishes audio + manifest, tidies
     dead-letter queue (SQS)     a part whose retries are spent: the job's manifest says failed
 
 All of it lives in the job's result folder (layout.ResultKeys), so the manifest stays the one
@@ -27,6 +30,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,7 +39,7 @@ from typing import Any
 import numpy as np
 from botocore.exceptions import ClientError
 
-from supertonic_engine import AudioWriter, Part, Prepared, SynthesisOptions, audio_format, content_type
+from supertonic_engine import AudioFormat, AudioWriter, Part, Prepared, SynthesisOptions, audio_format, content_type, part_codec
 
 from . import results
 from .config import ENV_EPHEMERAL_STORAGE_MB, ENV_PARTS_QUEUE_URL
@@ -45,8 +49,12 @@ from .invocation import LambdaCall
 from .layout import MAX_KEY_BYTES, ResultKeys
 from .results import AudioSummary, ChunkEntry
 from .service import Service
+from .storage import JoinedObject, StoredPiece
 from .telemetry import logger
 
+# The assembly reads each encoded part's render time with a HEAD; this many at once keep a
+# thousand parts to about a second.
+PART_HEADS_AT_ONCE = 16
 PART_MESSAGE = "supertonic_part"  # the key a part message's body is recognised by
 SEND_BATCH = 10  # SendMessageBatch takes at most 10 entries
 SAMPLE_DTYPE = "<f4"  # parts hold the engine's float32 samples: the assembly encodes exactly what synthesis made
@@ -142,6 +150,7 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
             "plan_id": uuid.uuid4().hex,  # a message of an older plan of this folder does not match this one
             "source": dict(source),
             "format": prepared.format.name,
+            "joined": _joins(prepared),
             "options": asdict(parts[0].options),
             "characters": len(prepared.text),
             "parts_total": len(parts),
@@ -162,6 +171,12 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
     store.put_json(keys.bucket, keys.dispatched, {"parts": total, "dispatched_at": results.utc_now()})
     logger.info("job fanned out", extra={"parts": total, "folder": keys.folder})
     return "planned"
+
+
+def _joins(prepared: Prepared) -> bool:
+    """Whether the workers encode their own parts for a file joined from bytes: the format can be
+    joined, and every part's length is known before it is rendered (trimmed silence is not)."""
+    return part_codec(prepared.format) is not None and not prepared.options.trim_silence
 
 
 def _message(keys: ResultKeys, plan_id: str, index: int) -> dict[str, Any]:
@@ -268,8 +283,10 @@ def serve_part(service: Service, body: Mapping[str, Any], call: LambdaCall) -> d
     store = service.store
     if store.head(keys.bucket, keys.manifest) is not None:
         return {"part": part.index, "status": "job_finished"}
+    joined = bool(order.plan.get("joined"))
+    key = keys.encoded_part(part.index) if joined else keys.part(part.index)
     status = "stored_already"
-    if store.head(keys.bucket, keys.part(part.index)) is None:
+    if store.head(keys.bucket, key) is None:
         started = time.perf_counter()
         try:
             samples = service.engine.render_part(part, deadline=call.seconds_left())
@@ -280,20 +297,35 @@ def serve_part(service: Service, body: Mapping[str, Any], call: LambdaCall) -> d
             )
             raise
         synth_ms = (time.perf_counter() - started) * 1000.0
-        store.put(
-            keys.bucket,
-            keys.part(part.index),
-            samples.astype(SAMPLE_DTYPE).tobytes(),
-            content_type="application/octet-stream",
-            metadata={"synth-ms": f"{synth_ms:.1f}"},
-        )
+        data = _encoded(service, order, samples) if joined else samples.astype(SAMPLE_DTYPE).tobytes()
+        store.put(keys.bucket, key, data, content_type="application/octet-stream", metadata={"synth-ms": f"{synth_ms:.1f}"})
         status = "rendered"
         logger.info("part rendered", extra={"part": part.index, "total": total, "synth_ms": round(synth_ms, 1)})
     result: dict[str, Any] = {"part": part.index, "status": status}
     rendered = _rendered(service, keys)
-    if all(keys.part(index) in rendered for index in range(total)):  # every part's audio, not its errors
+    if all(_part_key(keys, index, joined) in rendered for index in range(total)):  # every part's audio, not its errors
         result["assembly"] = assemble(service, keys, str(order.plan["format"]), part.options, total, request_id=call.request_id)
     return result
+
+
+def _encoded(service: Service, order: PartOrder, samples: np.ndarray) -> bytes:
+    """The part's bytes at its place in the joined file: the silence before it, its speech, and
+    after the last part the silence at the end, encoded as its span in the whole file says."""
+    engine, plan_doc, index = service.engine, order.plan, order.part.index
+    tail_s = float(plan_doc.get("tail_s") or 0.0)
+    span = engine.part_spans([Part.from_json(p) for p in plan_doc["parts"]], tail_s)[index]
+    tail = engine.frames(tail_s) if span.last else 0
+    if span.lead + samples.size + tail != span.frames:
+        raise RuntimeError(f"part {index} rendered {samples.size} samples, its forecast {span.frames - span.lead - tail}")
+    whole = np.concatenate([np.zeros(span.lead, np.float32), samples.astype(np.float32), np.zeros(tail, np.float32)])
+    codec = part_codec(str(plan_doc["format"]))
+    if codec is None:
+        raise RuntimeError(f"the plan joins {plan_doc['format']} parts, which this function cannot encode apart")
+    return codec.encode_part(whole, span)
+
+
+def _part_key(keys: ResultKeys, index: int, joined: bool) -> str:
+    return keys.encoded_part(index) if joined else keys.part(index)
 
 
 def serve_dead_letter(service: Service, record: Mapping[str, Any], call: LambdaCall) -> dict[str, Any]:
@@ -312,14 +344,14 @@ def serve_dead_letter(service: Service, record: Mapping[str, Any], call: LambdaC
 
 def _rendered(service: Service, keys: ResultKeys) -> set[str]:
     """The keys of the parts whose audio is stored (a part that failed once leaves its error beside them)."""
-    return {key for key in service.store.list_keys(keys.bucket, keys.parts_prefix) if key.endswith(".f32")}
+    return {key for key in service.store.list_keys(keys.bucket, keys.parts_prefix) if key.endswith((".f32", ".enc"))}
 
 
 # --- the assembly -------------------------------------------------------------------------------
 
 
 def assemble(service: Service, keys: ResultKeys, format: str, options: SynthesisOptions, total: int, *, request_id: str) -> str:
-    """Stitch the parts into one file exactly once: ``done``, ``claimed_elsewhere`` or ``finished_already``."""
+    """Make the parts one file exactly once: ``done``, ``claimed_elsewhere`` or ``finished_already``."""
     store = service.store
     if not _claim(service, keys, request_id):
         return "claimed_elsewhere"
@@ -329,44 +361,27 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
         plan_doc = store.get_json(keys.bucket, keys.plan) or {}
         fmt = audio_format(format)
         sample_rate = service.engine.sample_rate
-        # A plan made before pauses were per part holds none: the usual silence between every two.
-        pauses = plan_doc.get("pauses") or [options.pause_before(index) for index in range(total)]
-        # A plan made before ranges were kept has none: the chunks are listed without their bytes.
-        ranges = plan_doc.get("ranges") or [[None, None]] * total
-        chunks: list[ChunkEntry] = []
-        position = 0
-        synth_ms: float | None = 0.0
         started = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
-            path = Path(scratch) / f"audio.{fmt.extension}"
-            # One part in memory at a time; the file streams to S3 in a multipart upload.
-            with AudioWriter(path, fmt, sample_rate) as writer:
-                for index in range(total):
-                    body, metadata = store.read_bytes(keys.bucket, keys.part(index))
-                    samples = np.frombuffer(body, dtype=SAMPLE_DTYPE)
-                    position += _silence(writer, service.engine.frames(pauses[index]))
-                    writer.write(samples)
-                    part_ms = _part_synth_ms(metadata)
-                    synth_ms = None if synth_ms is None or part_ms is None else synth_ms + part_ms
-                    start, end = ranges[index]
-                    chunks.append(ChunkEntry(index, start, end, position / sample_rate, (position + samples.size) / sample_rate, part_ms))
-                    position += samples.size
-                position += _silence(writer, service.engine.frames(float(plan_doc.get("tail_s") or 0.0)))
+            if plan_doc.get("joined"):
+                made = _joined(service, keys, plan_doc, total)
+            else:
+                made = _encoded_whole(service, keys, plan_doc, options, total, fmt, Path(scratch) / f"audio.{fmt.extension}")
             assembly_ms = (time.perf_counter() - started) * 1000.0
             audio_key = keys.audio(fmt.extension, request_id)
             summary = AudioSummary(
                 format=fmt.name,
                 content_type=content_type(fmt, sample_rate),
-                size_bytes=path.stat().st_size,
-                duration_s=position / sample_rate,
+                size_bytes=made.size_bytes,
+                duration_s=made.frames / sample_rate,
                 sample_rate=fmt.sample_rate or sample_rate,
-                synth_ms=synth_ms,
-                encode_ms=assembly_ms,  # the assembly's time is the encoder's, besides reading the parts
+                synth_ms=made.synth_ms,
+                encode_ms=assembly_ms,  # the assembly's own time: joining, or encoding the samples whole
                 model=service.engine.model_kind,
                 precision=plan_doc.get("precision") or service.engine.precision,
                 options=options,
                 characters=int(plan_doc.get("characters") or 0),
-                chunks=chunks,
+                chunks=made.chunks,
             )
             manifest = results.done(
                 summary,
@@ -382,7 +397,7 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
             store.publish(
                 keys.bucket,
                 audio_key=audio_key,
-                audio=path,
+                audio=made.audio,
                 content_type=summary.content_type,
                 manifest_key=keys.manifest,
                 manifest=manifest,
@@ -393,6 +408,73 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
     _tidy(service, keys)
     logger.info("job assembled", extra={"parts": total, "duration_s": manifest["duration_s"], "assembly_ms": manifest["assembly_ms"]})
     return "done"
+
+
+@dataclass(frozen=True)
+class _Assembled:
+    audio: Path | JoinedObject
+    size_bytes: int
+    frames: int  # at the engine's rate
+    chunks: list[ChunkEntry]
+    synth_ms: float | None  # the parts' render times summed; None when a part has none
+
+
+def _joined(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], total: int) -> _Assembled:
+    """The file as the encoded parts between the format's head and tail: S3 copies the parts, the
+    function reads only their sizes and render times."""
+    engine, store = service.engine, service.store
+    codec = part_codec(str(plan_doc["format"]))
+    if codec is None:
+        raise RuntimeError(f"the plan joins {plan_doc['format']} parts, which this function cannot join")
+    spans = engine.part_spans([Part.from_json(p) for p in plan_doc["parts"]], float(plan_doc.get("tail_s") or 0.0))
+    sizes = store.list_sizes(keys.bucket, keys.parts_prefix)
+    part_keys = [keys.encoded_part(index) for index in range(total)]
+    part_bytes = [sizes[key] for key in part_keys]
+    frames = spans[-1].total
+    head = codec.head(frames, engine.sample_rate, part_bytes)
+    tail = codec.tail(frames, engine.sample_rate, part_bytes)
+    joined = JoinedObject((head, *(StoredPiece(key, size) for key, size in zip(part_keys, part_bytes, strict=True)), tail))
+    with ThreadPoolExecutor(max_workers=PART_HEADS_AT_ONCE) as pool:
+        infos = list(pool.map(lambda key: store.head(keys.bucket, key), part_keys))
+    part_ms = [_part_synth_ms(info.metadata) if info is not None else None for info in infos]
+    tail_frames = engine.frames(float(plan_doc.get("tail_s") or 0.0))
+    ranges = plan_doc.get("ranges") or [[None, None]] * total
+    rate = engine.sample_rate
+    chunks = [
+        ChunkEntry(
+            s.index, ranges[s.index][0], ranges[s.index][1], (s.start + s.lead) / rate, (s.end - (tail_frames if s.last else 0)) / rate, ms
+        )
+        for s, ms in zip(spans, part_ms, strict=True)
+    ]
+    return _Assembled(joined, joined.size, frames, chunks, None if None in part_ms else sum(ms for ms in part_ms if ms is not None))
+
+
+def _encoded_whole(
+    service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], options: SynthesisOptions, total: int, fmt: AudioFormat, path: Path
+) -> _Assembled:
+    """The parts' samples streamed through one encoder into ``path``, one part in memory at a time."""
+    store, engine = service.store, service.engine
+    sample_rate = engine.sample_rate
+    # A plan made before pauses were per part holds none: the usual silence between every two.
+    pauses = plan_doc.get("pauses") or [options.pause_before(index) for index in range(total)]
+    # A plan made before ranges were kept has none: the chunks are listed without their bytes.
+    ranges = plan_doc.get("ranges") or [[None, None]] * total
+    chunks: list[ChunkEntry] = []
+    position = 0
+    synth_ms: float | None = 0.0
+    with AudioWriter(path, fmt, sample_rate) as writer:
+        for index in range(total):
+            body, metadata = store.read_bytes(keys.bucket, keys.part(index))
+            samples = np.frombuffer(body, dtype=SAMPLE_DTYPE)
+            position += _silence(writer, engine.frames(pauses[index]))
+            writer.write(samples)
+            part_ms = _part_synth_ms(metadata)
+            synth_ms = None if synth_ms is None or part_ms is None else synth_ms + part_ms
+            start, end = ranges[index]
+            chunks.append(ChunkEntry(index, start, end, position / sample_rate, (position + samples.size) / sample_rate, part_ms))
+            position += samples.size
+        position += _silence(writer, engine.frames(float(plan_doc.get("tail_s") or 0.0)))
+    return _Assembled(path, path.stat().st_size, position, chunks, synth_ms)
 
 
 def _silence(writer: AudioWriter, frames: int) -> int:

@@ -83,6 +83,10 @@ class ResultKeys:
     def part(self, index: int) -> str:
         return f"{self.parts_prefix}{index:06d}.f32"
 
+    def encoded_part(self, index: int) -> str:
+        """A part already encoded in the job's format, to be joined by copying its bytes."""
+        return f"{self.parts_prefix}{index:06d}.enc"
+
     def part_error(self, index: int) -> str:
         return f"{self.parts_prefix}{index:06d}.error.json"
 

@@ -180,6 +180,31 @@ class ObjectInfo:
     last_modified: datetime | None = None
 
 
+# A multipart upload's parts are 5 MiB to 5 GiB each (the last may be smaller), at most 10,000 of
+# them (https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html).
+MULTIPART_MIN_PART_BYTES = 5 * 1024 * 1024
+MULTIPART_MAX_PARTS = 10_000
+
+
+@dataclass(frozen=True)
+class StoredPiece:
+    """An object in the same bucket, copied into a joined object as it is."""
+
+    key: str
+    size: int
+
+
+@dataclass(frozen=True)
+class JoinedObject:
+    """An object made of bytes in hand and stored objects, one after another."""
+
+    pieces: tuple[bytes | StoredPiece, ...]
+
+    @property
+    def size(self) -> int:
+        return sum(len(p) if isinstance(p, bytes) else p.size for p in self.pieces)
+
+
 @dataclass(frozen=True)
 class PresignedUrl:
     url: str
@@ -319,6 +344,64 @@ class ObjectStore:
             raise classify(error, f"LIST s3://{bucket}/{prefix}") from error
         return keys
 
+    def list_sizes(self, bucket: str, prefix: str) -> dict[str, int]:
+        """Every key under ``prefix`` with its size in bytes."""
+        sizes: dict[str, int] = {}
+        try:
+            for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+                sizes.update((item["Key"], int(item["Size"])) for item in page.get("Contents", ()))
+        except (BotoCoreError, ClientError) as error:
+            raise classify(error, f"LIST s3://{bucket}/{prefix}") from error
+        return sizes
+
+    def put_joined(self, bucket: str, key: str, joined: JoinedObject, *, content_type: str) -> None:
+        """Write ``joined`` in one multipart upload. A stored piece of at least
+        ``MULTIPART_MIN_PART_BYTES`` is copied by S3 itself (UploadPartCopy); smaller ones and the
+        bytes in hand are read and sent in groups of at least that size (every part but the last
+        must be), so memory holds one group. Nothing is left behind on failure (the upload is aborted)."""
+        where = f"PUT s3://{bucket}/{key}"
+        try:
+            upload = self._client.create_multipart_upload(Bucket=bucket, Key=key, ContentType=content_type)["UploadId"]
+        except (BotoCoreError, ClientError) as error:
+            raise classify(error, where) from error
+        done: list[dict[str, Any]] = []
+
+        def send(data: bytes) -> None:
+            number = len(done) + 1
+            reply = self._client.upload_part(Bucket=bucket, Key=key, UploadId=upload, PartNumber=number, Body=data)
+            done.append({"ETag": reply["ETag"], "PartNumber": number})
+
+        def copy(piece: StoredPiece) -> None:
+            number = len(done) + 1
+            reply = self._client.upload_part_copy(
+                Bucket=bucket, Key=key, UploadId=upload, PartNumber=number, CopySource={"Bucket": bucket, "Key": piece.key}
+            )
+            done.append({"ETag": reply["CopyPartResult"]["ETag"], "PartNumber": number})
+
+        try:
+            pending = bytearray()
+            for piece in joined.pieces:
+                if isinstance(piece, StoredPiece) and not pending and piece.size >= MULTIPART_MIN_PART_BYTES:
+                    copy(piece)
+                    continue
+                pending += piece if isinstance(piece, bytes) else self.read_bytes(bucket, piece.key)[0]
+                if len(pending) >= MULTIPART_MIN_PART_BYTES:
+                    send(bytes(pending))
+                    pending.clear()
+            if pending or not done:
+                send(bytes(pending))
+            if len(done) > MULTIPART_MAX_PARTS:
+                raise StorageFailed(f"{where}: {len(done):,} parts, over S3's {MULTIPART_MAX_PARTS:,} for one object")
+            self._client.complete_multipart_upload(Bucket=bucket, Key=key, UploadId=upload, MultipartUpload={"Parts": done})
+        except BaseException as error:
+            try:
+                self._client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload)
+            except (BotoCoreError, ClientError) as abort_error:  # the bucket's lifecycle rule for incomplete uploads ends it
+                logger.warning("could not abort a multipart upload", extra={"key": key, "error": str(abort_error)})
+            if isinstance(error, (BotoCoreError, ClientError)):
+                raise classify(error, where) from error
+            raise
+
     def delete_many(self, bucket: str, keys: list[str]) -> None:
         """Remove ``keys``, a thousand a request (DeleteObjects' limit); missing ones are no error."""
         for start in range(0, len(keys), 1000):
@@ -385,7 +468,7 @@ class ObjectStore:
         bucket: str,
         *,
         audio_key: str,
-        audio: bytes | Path,
+        audio: bytes | Path | JoinedObject,
         content_type: str,
         manifest_key: str,
         manifest: Mapping[str, Any],
@@ -400,6 +483,8 @@ class ObjectStore:
         """
         if isinstance(audio, Path):
             self.put_file(bucket, audio_key, audio, content_type=content_type)
+        elif isinstance(audio, JoinedObject):
+            self.put_joined(bucket, audio_key, audio, content_type=content_type)
         else:
             self.put(bucket, audio_key, audio, content_type=content_type)
         try:

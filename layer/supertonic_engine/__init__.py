@@ -27,7 +27,7 @@ whole (the typed errors a caller catches: every one is importable from there). E
 Lambda function imports only the public surface (tests/test_public_api.py holds it to that).
 """
 
-from .audio import DEFAULT_FORMAT, AudioWriter, audio_format, available_formats, content_type, encode, file_bytes
+from .audio import DEFAULT_FORMAT, AudioFormat, AudioWriter, audio_format, available_formats, content_type, encode, file_bytes
 from .audio_stream import StreamEncoder
 from .config import SessionConfig, cpu_quota, threads_for, true_or_false, usable_cpus
 from .cpu import cpu_features
@@ -51,6 +51,7 @@ from .errors import (
 )
 from .marks import CAPTION_FORMATS, CAPTION_TYPES, MARKS_CONTENT_TYPE, SpeechMark, captions, json_lines
 from .options import DEFAULT_SPEED, DEFAULT_VOICE, SPEED_RANGE, Extras, Limits, SynthesisOptions
+from .part_codecs import PartCodec, PartSpan, part_codec
 from .parts import Part
 from .preparation import Prepared
 from .results import AudioChunk, ChunkTiming, SynthesisResult
@@ -66,6 +67,7 @@ __all__ = [
     "MARKS_CONTENT_TYPE",
     "SPEED_RANGE",
     "AudioChunk",
+    "AudioFormat",
     "AudioWriter",
     "ChunkTiming",
     "Deadline",
@@ -81,6 +83,8 @@ __all__ = [
     "ModelError",
     "ModelMissing",
     "Part",
+    "PartCodec",
+    "PartSpan",
     "Prepared",
     "SessionConfig",
     "SpeechMark",
@@ -103,6 +107,7 @@ __all__ = [
     "encode",
     "file_bytes",
     "json_lines",
+    "part_codec",
     "rename_voices",
     "threads_for",
     "true_or_false",

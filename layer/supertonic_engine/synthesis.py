@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -25,6 +25,7 @@ from .deadline import Deadline
 from .errors import ModelNotConfigured
 from .marks import Span, SpeechMark, captions, check_mark_types, speech_marks
 from .options import DEFAULT_VOICE, SynthesisOptions
+from .part_codecs import PartSpan, spans
 from .parts import Part, noise_state, noise_state_from, skip_normals
 from .preparation import Prepared, Preparer
 from .results import AudioChunk, ChunkTiming, SynthesisResult
@@ -290,6 +291,16 @@ class Engine(Preparer):
         with clock:
             plan = self._plan(part.text, part.lang, style, part.options, clock)
             return self._render(plan, style, part.options, part.index, rng, clock)
+
+    def part_spans(self, parts: Sequence[Part], tail_s: float) -> list[PartSpan]:
+        """Where each part's audio (the silence before it, its speech, and after the last part the
+        silence at the end) sits in the whole file, from the parts' forecasts alone: what a worker
+        needs to encode its own part for a file joined from parts. Exact without ``trim_silence``."""
+        leads = [self.frames(part.pause_s) for part in parts]
+        # speech_s is the duration predictor's float32 forecast, kept exactly in a float.
+        frames = [lead + self._chunk_frames(np.array([part.speech_s], np.float32)) for lead, part in zip(leads, parts, strict=True)]
+        frames[-1] += self.frames(tail_s)
+        return spans(frames, self.sample_rate, leads)
 
     def frames(self, seconds: float) -> int:
         """Samples of ``seconds`` of audio (the silence before a chunk)."""

@@ -403,7 +403,7 @@ def jobs_in_parts(s3: LocalS3) -> dict[str, str]:
             found[folder] = json.loads(s3.fetch(buckets[plan_key], folder + "manifest.json").body)["status"]
             continue
         total = json.loads(s3.fetch(buckets[plan_key], plan_key).body)["parts_total"]
-        done = sum(1 for k in keys if k.startswith(folder + "parts/") and k.endswith(".f32"))
+        done = sum(1 for k in keys if k.startswith(folder + "parts/") and k.endswith((".f32", ".enc")))
         found[folder] = f"{done}/{total} parts" + (", assembling" if folder + "assembly.json" in keys else "")
     return found
 
