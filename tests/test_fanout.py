@@ -97,8 +97,8 @@ def test_an_ssml_job_keeps_its_breaks_and_languages_across_the_parts(app, s3, qu
     drop_job(app, s3, {**JOB, "text": ssml})
     messages = receive_all(queues["parts"])
     (plan_key,) = [k for k in _folder_objects(s3) if k.endswith("plan.json")]
-    parts = json.loads(s3.get_object(Bucket=OUTPUT_BUCKET, Key=plan_key)["Body"].read())["parts"]
-    assert {p["lang"] for p in parts} == {"en", "ko"} and len({p["pause_s"] for p in parts}) > 3
+    plan = json.loads(s3.get_object(Bucket=OUTPUT_BUCKET, Key=plan_key)["Body"].read())
+    assert set(plan["langs"]) == {"en", "ko"} and len(set(plan["pauses"])) > 3
     answers = [app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()) for message in reversed(messages)]
     assert all(a == {"batchItemFailures": []} for a in answers)
     manifest = _manifest(s3)
@@ -264,3 +264,27 @@ def test_a_job_whose_parts_cannot_be_known_in_length_keeps_its_samples_for_one_e
 
     expected = app.service.engine.synthesize(TEXT, SynthesisOptions(voice="M1", steps=1, seed=5, trim_silence=True)).audio
     assert audio == encode(expected, manifest["sample_rate"], "wav")
+
+
+def test_the_plan_stays_small_its_parts_texts_and_noise_are_found_from_columns(app, s3, queues, monkeypatch):
+    # A book's plan must not grow with its text: it holds where each part's text begins in
+    # chunks.txt and the noise stream's state every few parts (3 here, to reach past a checkpoint).
+    from supertonic_function import fanout
+
+    monkeypatch.setattr(fanout, "NOISE_CHECKPOINT_PARTS", 3)
+    drop_job(app, s3)
+    (plan_key,) = [k for k in _folder_objects(s3) if k.endswith("plan.json")]
+    raw = s3.get_object(Bucket=OUTPUT_BUCKET, Key=plan_key)["Body"].read()
+    plan = json.loads(raw)
+    total = plan["parts_total"]
+    assert total > 3 and len(plan["noise_checkpoints"]) == -(-total // 3) and "parts" not in plan
+    assert b"Sentence number" not in raw  # no text in the plan: it is in chunks.txt
+    chunks = s3.get_object(Bucket=OUTPUT_BUCKET, Key=plan_key.replace("plan.json", "chunks.txt"))["Body"].read()
+    assert len(chunks) == plan["text_offsets"][-1]
+    _run_parts(app, queues)
+    manifest = _manifest(s3)
+    audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
+    from supertonic_engine import encode
+
+    assert audio == encode(_sequential(app, seed=5), manifest["sample_rate"], "wav")
+    assert not [k for k in _folder_objects(s3) if k.endswith("chunks.txt")]  # tidied with the parts

@@ -25,6 +25,7 @@ refused before any part is sent.
 
 from __future__ import annotations
 
+import itertools
 import json
 import tempfile
 import time
@@ -40,6 +41,7 @@ import numpy as np
 from botocore.exceptions import ClientError
 
 from supertonic_engine import AudioFormat, AudioWriter, Part, Prepared, SynthesisOptions, audio_format, content_type, part_codec
+from supertonic_engine.parts import noise_advanced
 
 from . import results
 from .config import ENV_EPHEMERAL_STORAGE_MB, ENV_PARTS_QUEUE_URL
@@ -55,6 +57,9 @@ from .telemetry import logger
 # The assembly reads each encoded part's render time with a HEAD; this many at once keep a
 # thousand parts to about a second.
 PART_HEADS_AT_ONCE = 16
+# A plan keeps the noise stream's state (624 words, about 3.3 KB as JSON) of every this many
+# parts; a worker draws its way from the nearest one, at most 99 chunks' noise (milliseconds).
+NOISE_CHECKPOINT_PARTS = 100
 PART_MESSAGE = "supertonic_part"  # the key a part message's body is recognised by
 SEND_BATCH = 10  # SendMessageBatch takes at most 10 entries
 SAMPLE_DTYPE = "<f4"  # parts hold the engine's float32 samples: the assembly encodes exactly what synthesis made
@@ -129,8 +134,10 @@ def check_bounds(service: Service, prepared: Prepared, *, speech_s: float = 0.0)
 def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping[str, Any], call: LambdaCall, *, submitted_at: str) -> str:
     """Write the job's plan and send its parts; returns ``planned`` or ``already_planned``.
 
-    The plan holds every part whole (text, options, noise, language, pause): a part message only
-    points into it. A re-delivered event whose plan was dispatched sends nothing (the trigger
+    The plan holds what every part needs in columns (where its text begins in ``chunks.txt``, its
+    forecast, pause, language, and where its noise begins in the text's random stream, with the
+    stream's state every ``NOISE_CHECKPOINT_PARTS`` parts), so it stays small however long the
+    book: a part message only points into it. A re-delivered event whose plan was dispatched sends nothing (the trigger
     looked before reading the text; this second look, after it, narrows the window in which two
     deliveries both send); one that stopped between the plan and ``dispatched.json`` sends every
     part of the stored plan again (a part that exists by then is not rendered twice).
@@ -145,6 +152,8 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
         speech_s = sum(p.speech_s for p in parts)
         check_bounds(service, prepared, speech_s=speech_s)
         sidecars = store_sidecars(service, prepared, keys, budget=call.synthesis_budget_s)  # from the durations: ready before any part is
+        texts = [part.text.encode("utf-8") for part in parts]
+        store.put(keys.bucket, keys.chunks, b"".join(texts), content_type="text/plain; charset=utf-8")
         document = {
             "status": "queued",
             "plan_id": uuid.uuid4().hex,  # a message of an older plan of this folder does not match this one
@@ -154,7 +163,11 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
             "options": asdict(parts[0].options),
             "characters": len(prepared.text),
             "parts_total": len(parts),
-            "parts": [part.to_json() for part in parts],
+            "text_offsets": [0, *itertools.accumulate(map(len, texts))],  # each part's bytes of chunks.txt
+            "speech_s": [p.speech_s for p in parts],
+            "langs": [p.lang for p in parts],
+            "noise_offsets": [p.noise_offset for p in parts],
+            "noise_checkpoints": [p.noise for p in parts[::NOISE_CHECKPOINT_PARTS]],
             "forecast_s": round(speech_s + prepared.total_silence_s, 3),
             "pauses": [p.pause_s for p in parts],  # the silence before each part (SSML breaks make them differ)
             "tail_s": prepared.tail_s,  # and after the last one
@@ -247,10 +260,33 @@ class PartOrder:
         plan_doc = service.store.get_json(keys.bucket, keys.plan)
         if plan_doc is None or not isinstance(plan_id, str) or plan_doc.get("plan_id") != plan_id:
             raise PartMessageRefused("no plan of that id in the part's folder", field="plan")
-        parts = plan_doc.get("parts")
-        if not isinstance(index, int) or isinstance(index, bool) or not isinstance(parts, list) or not 0 <= index < len(parts):
+        total = plan_doc.get("parts_total")
+        if not isinstance(index, int) or isinstance(index, bool) or not isinstance(total, int) or not 0 <= index < total:
             raise PartMessageRefused("the plan has no part of that index", field="index")
-        return cls(keys, plan_doc, Part.from_json(parts[index]))
+        return cls(keys, plan_doc, planned_part(service, keys, plan_doc, index))
+
+
+def planned_part(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], index: int) -> Part:
+    """Part ``index`` of a stored plan: its text read from ``chunks.txt`` (its bytes only), its noise
+    advanced from the nearest checkpoint of the stream."""
+    if "parts" in plan_doc:  # a plan written when plans held every part whole
+        return Part.from_json(plan_doc["parts"][index])
+    offsets = plan_doc["text_offsets"]
+    text = service.store.read_range(keys.bucket, keys.chunks, offsets[index], offsets[index + 1]).decode("utf-8")
+    checkpoint = index - index % NOISE_CHECKPOINT_PARTS
+    drawn = plan_doc["noise_offsets"]
+    noise = noise_advanced(plan_doc["noise_checkpoints"][checkpoint // NOISE_CHECKPOINT_PARTS], drawn[index] - drawn[checkpoint])
+    options = SynthesisOptions(**plan_doc["options"])
+    pause_s, speech_s = float(plan_doc["pauses"][index]), float(plan_doc["speech_s"][index])
+    return Part(index, text, options, noise, speech_s, str(plan_doc["langs"][index]), pause_s, int(drawn[index]))
+
+
+def _forecasts(plan_doc: Mapping[str, Any]) -> tuple[list[float], list[float]]:
+    """Every part's speech and the silence before it, in seconds, from the plan."""
+    if "parts" in plan_doc:  # a plan written when plans held every part whole
+        parts = [Part.from_json(p) for p in plan_doc["parts"]]
+        return [p.speech_s for p in parts], [p.pause_s for p in parts]
+    return [float(v) for v in plan_doc["speech_s"]], [float(v) for v in plan_doc["pauses"]]
 
 
 def _is_result_folder(folder: object, prefix: str) -> bool:
@@ -313,7 +349,7 @@ def _encoded(service: Service, order: PartOrder, samples: np.ndarray) -> bytes:
     after the last part the silence at the end, encoded as its span in the whole file says."""
     engine, plan_doc, index = service.engine, order.plan, order.part.index
     tail_s = float(plan_doc.get("tail_s") or 0.0)
-    span = engine.part_spans([Part.from_json(p) for p in plan_doc["parts"]], tail_s)[index]
+    span = engine.part_spans(*_forecasts(plan_doc), tail_s)[index]
     tail = engine.frames(tail_s) if span.last else 0
     if span.lead + samples.size + tail != span.frames:
         raise RuntimeError(f"part {index} rendered {samples.size} samples, its forecast {span.frames - span.lead - tail}")
@@ -426,7 +462,7 @@ def _joined(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], tot
     codec = part_codec(str(plan_doc["format"]))
     if codec is None:
         raise RuntimeError(f"the plan joins {plan_doc['format']} parts, which this function cannot join")
-    spans = engine.part_spans([Part.from_json(p) for p in plan_doc["parts"]], float(plan_doc.get("tail_s") or 0.0))
+    spans = engine.part_spans(*_forecasts(plan_doc), float(plan_doc.get("tail_s") or 0.0))
     sizes = store.list_sizes(keys.bucket, keys.parts_prefix)
     part_keys = [keys.encoded_part(index) for index in range(total)]
     part_bytes = [sizes[key] for key in part_keys]
@@ -506,9 +542,9 @@ def _release(service: Service, keys: ResultKeys) -> None:
 
 
 def _tidy(service: Service, keys: ResultKeys) -> None:
-    """Remove the parts, errors and claim once the manifest stands (the plan stays: it is small)."""
+    """Remove the parts, errors, chunks and claim once the manifest stands (the plan stays: it is small)."""
     store = service.store
-    store.delete_many(keys.bucket, [*store.list_keys(keys.bucket, keys.parts_prefix), keys.claim])
+    store.delete_many(keys.bucket, [*store.list_keys(keys.bucket, keys.parts_prefix), keys.chunks, keys.claim])
 
 
 # --- failure and progress -----------------------------------------------------------------------

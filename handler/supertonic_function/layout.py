@@ -69,6 +69,11 @@ class ResultKeys:
         return self.folder + "plan.json"
 
     @property
+    def chunks(self) -> str:
+        """The job's chunks as the model reads them, one after another (the plan holds where each begins)."""
+        return self.folder + "chunks.txt"
+
+    @property
     def dispatched(self) -> str:
         return self.folder + "dispatched.json"
 

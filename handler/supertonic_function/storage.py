@@ -334,6 +334,16 @@ class ObjectStore:
         except (BotoCoreError, ClientError) as error:
             raise classify(error, f"GET s3://{bucket}/{key}") from error
 
+    def read_range(self, bucket: str, key: str, start: int, end: int) -> bytes:
+        """Bytes ``start`` to ``end`` (exclusive) of an object that must exist: ``ObjectMissing`` when it does not."""
+        if end <= start:
+            return b""
+        try:
+            reply = self._client.get_object(Bucket=bucket, Key=key, Range=f"bytes={start}-{end - 1}")
+            return reply["Body"].read()
+        except (BotoCoreError, ClientError) as error:
+            raise classify(error, f"GET s3://{bucket}/{key} bytes {start}-{end - 1}") from error
+
     def list_keys(self, bucket: str, prefix: str) -> list[str]:
         """Every key under ``prefix``, in key order."""
         keys: list[str] = []

@@ -28,6 +28,7 @@ class Part:
     speech_s: float  # the duration predictor's forecast for this chunk
     lang: str  # the chunk's language (SSML may switch it from ``options.lang``)
     pause_s: float  # the silence before it in the whole audio
+    noise_offset: int = 0  # normals the text's stream drew before this chunk's first
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -38,6 +39,7 @@ class Part:
             "speech_s": self.speech_s,
             "lang": self.lang,
             "pause_s": self.pause_s,
+            "noise_offset": self.noise_offset,
         }
 
     @classmethod
@@ -47,7 +49,14 @@ class Part:
         # Parts sent before languages and pauses were per chunk: the text's language, the usual silence.
         pause_s = float(data.get("pause_s", options.pause_before(index)))
         return cls(
-            index, str(data["text"]), options, dict(data["noise"]), float(data["speech_s"]), str(data.get("lang", options.lang)), pause_s
+            index,
+            str(data["text"]),
+            options,
+            dict(data["noise"]),
+            float(data["speech_s"]),
+            str(data.get("lang", options.lang)),
+            pause_s,
+            int(data.get("noise_offset", 0)),
         )
 
 
@@ -73,6 +82,15 @@ def noise_state(rng: np.random.RandomState) -> dict[str, Any]:
         "has_gauss": int(has_gauss),
         "cached_gaussian": float(cached),
     }
+
+
+def noise_advanced(state: Mapping[str, Any], count: int) -> dict[str, Any]:
+    """The stream's state ``count`` normals after ``state``: a part's noise from a checkpoint of
+    the stream, so a plan need not hold every part's 3 KB state."""
+    rng = np.random.RandomState()
+    rng.set_state(noise_state_from(state))
+    skip_normals(rng, count)
+    return noise_state(rng)
 
 
 def noise_state_from(state: Mapping[str, Any]) -> tuple[str, np.ndarray, int, int, float]:

@@ -275,11 +275,14 @@ class Engine(Preparer):
         rng = np.random.RandomState(options.seed)
         clock = Deadline.of(deadline)
         parts: list[Part] = []
+        drawn = 0
         with clock:
             for index, (chunk, lang) in enumerate(zip(prepared.chunks, prepared.langs, strict=True)):
                 plan = self._plan(chunk, lang, prepared.style, options, clock)
-                parts.append(Part(index, chunk, options, noise_state(rng), plan.speech_s, lang, prepared.pauses[index]))
-                skip_normals(rng, self._noise_size(plan.duration))
+                parts.append(Part(index, chunk, options, noise_state(rng), plan.speech_s, lang, prepared.pauses[index], drawn))
+                size = self._noise_size(plan.duration)
+                skip_normals(rng, size)
+                drawn += size
         return parts
 
     def render_part(self, part: Part, *, deadline: float | Deadline | None = None) -> np.ndarray:
@@ -292,13 +295,14 @@ class Engine(Preparer):
             plan = self._plan(part.text, part.lang, style, part.options, clock)
             return self._render(plan, style, part.options, part.index, rng, clock)
 
-    def part_spans(self, parts: Sequence[Part], tail_s: float) -> list[PartSpan]:
+    def part_spans(self, speech_s: Sequence[float], pauses_s: Sequence[float], tail_s: float) -> list[PartSpan]:
         """Where each part's audio (the silence before it, its speech, and after the last part the
-        silence at the end) sits in the whole file, from the parts' forecasts alone: what a worker
-        needs to encode its own part for a file joined from parts. Exact without ``trim_silence``."""
-        leads = [self.frames(part.pause_s) for part in parts]
+        silence at the end) sits in the whole file, from the parts' forecasts (``Part.speech_s``,
+        ``Part.pause_s``) alone: what a worker needs to encode its own part for a file joined from
+        parts. Exact without ``trim_silence``."""
+        leads = [self.frames(pause) for pause in pauses_s]
         # speech_s is the duration predictor's float32 forecast, kept exactly in a float.
-        frames = [lead + self._chunk_frames(np.array([part.speech_s], np.float32)) for lead, part in zip(leads, parts, strict=True)]
+        frames = [lead + self._chunk_frames(np.array([speech], np.float32)) for lead, speech in zip(leads, speech_s, strict=True)]
         frames[-1] += self.frames(tail_s)
         return spans(frames, self.sample_rate, leads)
 
