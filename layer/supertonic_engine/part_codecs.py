@@ -166,4 +166,8 @@ def part_codec(fmt: AudioFormat | str) -> PartCodec | None:
     fmt = fmt if isinstance(fmt, AudioFormat) else audio_format(fmt)
     if fmt.name in ("wav", "pcm"):
         return _Pcm16(fmt)
+    if fmt.name == "flac":
+        from .part_codec_flac import FlacParts  # it imports this module
+
+        return FlacParts(fmt)
     return None
