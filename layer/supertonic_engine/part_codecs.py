@@ -166,4 +166,8 @@ def part_codec(fmt: AudioFormat | str) -> PartCodec | None:
     fmt = fmt if isinstance(fmt, AudioFormat) else audio_format(fmt)
     if fmt.name in ("wav", "pcm"):
         return _Pcm16(fmt)
+    if fmt.name == "opus":
+        from .part_codec_ogg import OggOpusParts  # here, not at the top: it is a codec of the format asked for
+
+        return OggOpusParts(fmt)
     return None
