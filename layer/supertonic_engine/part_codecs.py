@@ -170,4 +170,8 @@ def part_codec(fmt: AudioFormat | str) -> PartCodec | None:
         from .part_codec_flac import FlacParts  # it imports this module
 
         return FlacParts(fmt)
+    if fmt.name == "opus":
+        from .part_codec_ogg import OggOpusParts  # here, not at the top: it is a codec of the format asked for
+
+        return OggOpusParts(fmt)
     return None
