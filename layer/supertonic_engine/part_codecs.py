@@ -166,4 +166,8 @@ def part_codec(fmt: AudioFormat | str) -> PartCodec | None:
     fmt = fmt if isinstance(fmt, AudioFormat) else audio_format(fmt)
     if fmt.name in ("wav", "pcm"):
         return _Pcm16(fmt)
+    if fmt.name == "mp3":
+        from .part_codec_mp3 import Mp3Parts  # it builds on this module
+
+        return Mp3Parts(fmt)
     return None
