@@ -2,7 +2,8 @@
 
 libsndfile's MP3 writer (LAME 3.100 inside libsndfile 1.2.2) starts a file with an Info/Xing frame
 whose LAME extension holds the encoder delay and end padding that gapless decoders trim. Measured
-on its output at 44,100 Hz mono (MPEG-1 Layer III, 1,152 samples a frame; tests check each):
+on its output at 44,100 Hz mono (MPEG-1 Layer III, 1,152 samples a frame; tests/test_part_codec_mp3.py
+checks each, main_data_begin by parsing every part's first frame's side info):
 
 * the delay field is 576, and ``n`` samples make ``ceil(n / 1152) + 1`` audio frames with
   ``1152 * frames - n - 576`` samples of padding: the count moves by exactly one frame for each
@@ -55,7 +56,8 @@ MIN_LEAD_FRAMES = _SEAM_REACH + SAMPLES_PER_FRAME - 1
 _BITRATES_KBPS = (0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320)  # MPEG-1 Layer III
 _SIDE_INFO_BYTES = 17  # MPEG-1 mono side info, after the 4-byte header
 _XING_AT = 4 + _SIDE_INFO_BYTES
-_XING_FRAMES, _XING_BYTES, _XING_TOC = 1, 2, 4  # Xing flags
+# The Xing fields LAME writes and ``head`` fills: frames, bytes, seek table, quality.
+_XING_FLAGS = 0x1 | 0x2 | 0x4 | 0x8
 _TOC_ENTRIES = 100
 _LAME_DELAY_PADDING = 21  # the 12-bit delay and 12-bit padding fields, from "LAME"
 _LAME_MUSIC_LENGTH = 28
@@ -168,7 +170,7 @@ class Mp3Parts:
         audio_frames = frames_for(total_frames)
         file_bytes = len(template) + sum(part_bytes)
         flags = int.from_bytes(template[_XING_AT + 4 : _XING_AT + 8], "big")
-        if flags & 0xF != 0xF:
+        if flags & _XING_FLAGS != _XING_FLAGS:
             raise ValueError(f"libsndfile's Info frame has Xing flags 0x{flags:x}; this module fills frames, bytes, seek table, quality")
         at = _XING_AT + 8
         template[at : at + 4] = audio_frames.to_bytes(4, "big")
