@@ -12,7 +12,8 @@ import soundfile as sf
 
 from supertonic_engine.audio import encode
 from supertonic_engine.part_codec_flac import MIN_BLOCK, crc8, encoder_block_size, frames
-from supertonic_engine.part_codecs import part_codec, spans
+from supertonic_engine.part_codecs import part_codec
+from supertonic_engine.part_span import spans
 
 RATE = 44_100
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from supertonic_engine.audio import encode, resample
-from supertonic_engine.part_codecs import part_codec, spans
+from supertonic_engine.part_codecs import part_codec
+from supertonic_engine.part_span import spans
 
 RATE = 44_100
 OPUS_RATE = 48_000

@@ -9,7 +9,8 @@ import pytest
 import soundfile as sf
 
 from supertonic_engine.audio import encode, to_pcm16
-from supertonic_engine.part_codecs import PartSpan, part_codec, spans, wav_header
+from supertonic_engine.part_codecs import part_codec, wav_header
+from supertonic_engine.part_span import PartSpan, spans
 
 RATE = 44_100
 

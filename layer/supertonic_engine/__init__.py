@@ -51,7 +51,8 @@ from .errors import (
 )
 from .marks import CAPTION_FORMATS, CAPTION_TYPES, MARKS_CONTENT_TYPE, SpeechMark, captions, json_lines
 from .options import DEFAULT_SPEED, DEFAULT_VOICE, SPEED_RANGE, Extras, Limits, SynthesisOptions
-from .part_codecs import PartCodec, PartSpan, part_codec
+from .part_codecs import PartCodec, part_codec
+from .part_span import PartSpan
 from .parts import Part
 from .preparation import Prepared
 from .results import AudioChunk, ChunkTiming, SynthesisResult

@@ -30,11 +30,11 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol
 
 import numpy as np
 
 from .audio import AudioFormat, encode
+from .part_span import PartSpan
 
 MIN_BLOCK = 16  # RFC 9639, 8.2 and 9.1.6: the least block size of any frame but a stream's last
 _FIXED_SYNC, _VARIABLE_SYNC = 0xF8, 0xF9  # second byte of a frame: sync code and blocking strategy bit
@@ -194,23 +194,6 @@ def encoder_block_size() -> int:
     """The block size libsndfile's FLAC writer uses (STREAMINFO's maximum, RFC 9639 8.2)."""
     stream = encode(np.zeros(1, dtype=np.float32), 44_100, "flac")
     return int.from_bytes(stream[10:12], "big")
-
-
-class PartSpan(Protocol):
-    """What a part knows of its place: ``part_codecs.PartSpan``, which imports this module."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def start(self) -> int: ...
-    @property
-    def frames(self) -> int: ...
-    @property
-    def end(self) -> int: ...
-    @property
-    def sample_rate(self) -> int: ...
-    @property
-    def last(self) -> bool: ...
 
 
 class FlacParts:

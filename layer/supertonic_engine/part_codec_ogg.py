@@ -40,36 +40,11 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol
 
 import numpy as np
 
 from .audio import AudioFormat, AudioWriter, Resampler, resampled_frames
-
-
-class PartSpan(Protocol):
-    """What this module reads of ``part_codecs.PartSpan`` (described there), which imports this
-    module to offer its codec: named here by shape so neither module imports the other both ways."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def start(self) -> int: ...
-    @property
-    def frames(self) -> int: ...
-    @property
-    def end(self) -> int: ...
-    @property
-    def total(self) -> int: ...
-    @property
-    def sample_rate(self) -> int: ...
-    @property
-    def lead(self) -> int: ...
-    @property
-    def next_lead(self) -> int: ...
-    @property
-    def last(self) -> bool: ...
-
+from .part_span import PartSpan, checked
 
 OPUS_RATE = 48_000  # RFC 7845, 4: granule positions count 48 kHz samples whatever the input rate
 PACKET_SAMPLES = 960  # libsndfile's Opus writer sends 20 ms packets (checked on every packet below)
@@ -197,8 +172,7 @@ class OggOpusParts:
         self.format = fmt
 
     def encode_part(self, samples: np.ndarray, span: PartSpan) -> bytes:
-        if samples.ndim != 1 or samples.size != span.frames:
-            raise ValueError(f"part {span.index} has {samples.size} samples, its span {span.frames}")
+        checked(samples, span)
         encoder = _encoder(self.format)
         first, end = self._packet_at(span.start, span.lead, span, encoder), self._end_packet(span, encoder)
         if end - first < 2 and not span.last:

@@ -19,72 +19,20 @@ samples and the assembly encodes them whole.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
 
 from .audio import AudioFormat, Resampler, audio_format, to_pcm16
+from .part_codec_flac import FlacParts
+from .part_codec_mp3 import Mp3Parts
+from .part_codec_ogg import OggOpusParts
+from .part_span import PartSpan, checked
 
 # RIFF's sizes are 32-bit: past this a WAV file is written as RF64 (EBU Tech 3306), which
 # libsndfile and ffmpeg read.
 WAV_MAX_DATA_BYTES = 0xFFFFFFFF - 36
-
-
-@dataclass(frozen=True)
-class PartSpan:
-    """Where one part sits in the whole file, in frames at the engine's ``sample_rate``."""
-
-    index: int
-    count: int  # parts in the file
-    start: int  # the part's first frame (of the silence before it)
-    frames: int  # the part's frames: silence before, speech, and for the last part the silence after
-    total: int  # the whole file's frames
-    sample_rate: int
-    # Frames of silence the part starts with (the pause before it) and the next part starts with:
-    # a seam placed inside silence joins without a trace, whatever a codec's filters reach across it.
-    lead: int = 0
-    next_lead: int = 0
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.index < self.count:
-            raise ValueError(f"part {self.index} of {self.count}")
-        if self.start < 0 or self.frames < 0 or self.start + self.frames > self.total:
-            raise ValueError(f"part {self.index} spans frames {self.start}..{self.start + self.frames} of {self.total}")
-        if not 0 <= self.lead <= self.frames or self.next_lead < 0 or (self.last and self.next_lead):
-            raise ValueError(f"part {self.index}: silence of {self.lead} frames before, {self.next_lead} after")
-
-    @property
-    def end(self) -> int:
-        return self.start + self.frames
-
-    @property
-    def last(self) -> bool:
-        return self.index == self.count - 1
-
-    @property
-    def seam(self) -> int:
-        """Where, in the file, this part's bytes begin when a codec moves the seam into silence:
-        the middle of the silence it starts with (the file's start for the first part)."""
-        return 0 if self.index == 0 else self.start + self.lead // 2
-
-    @property
-    def next_seam(self) -> int:
-        """Where the next part's bytes begin (the file's end after the last part)."""
-        return self.total if self.last else self.end + self.next_lead // 2
-
-
-def spans(frames: Sequence[int], sample_rate: int, leads: Sequence[int] | None = None) -> list[PartSpan]:
-    """The spans of parts of ``frames`` each, one after another, each starting with ``leads`` frames of silence."""
-    leads = list(leads) if leads is not None else [0] * len(frames)
-    total = sum(frames)
-    out, start = [], 0
-    for index, size in enumerate(frames):
-        following = leads[index + 1] if index + 1 < len(frames) else 0
-        out.append(PartSpan(index, len(frames), start, size, total, sample_rate, leads[index], following))
-        start += size
-    return out
 
 
 class PartCodec(Protocol):
@@ -103,12 +51,6 @@ class PartCodec(Protocol):
         ...
 
 
-def _checked(samples: np.ndarray, span: PartSpan) -> np.ndarray:
-    if samples.ndim != 1 or samples.size != span.frames:
-        raise ValueError(f"part {span.index} has {samples.size} samples, its span {span.frames}")
-    return samples
-
-
 class _Pcm16:
     """16-bit samples, at the engine's rate (wav) or resampled to the format's (pcm)."""
 
@@ -116,7 +58,7 @@ class _Pcm16:
         self.format = fmt
 
     def encode_part(self, samples: np.ndarray, span: PartSpan) -> bytes:
-        samples = _checked(samples, span)
+        samples = checked(samples, span)
         rate = self.format.sample_rate or span.sample_rate
         if rate != span.sample_rate:
             samples = _resampled_part(samples, span, rate)
@@ -161,17 +103,18 @@ def wav_header(sample_rate: int, frames: int, *, rf64: bool | None = None) -> by
     return struct.pack("<4sI4s", b"RF64", 0xFFFFFFFF, b"WAVE") + ds64 + fmt + struct.pack("<4sI", b"data", 0xFFFFFFFF)
 
 
+# The formats whose parts join by copying bytes; Ogg Vorbis is not one (part_codec_ogg.py says why).
+_CODECS: dict[str, Callable[[AudioFormat], PartCodec]] = {
+    "wav": _Pcm16,
+    "pcm": _Pcm16,
+    "flac": FlacParts,
+    "mp3": Mp3Parts,
+    "opus": OggOpusParts,
+}
+
+
 def part_codec(fmt: AudioFormat | str) -> PartCodec | None:
     """How ``fmt``'s file is made of parts encoded apart; None: its parts stay samples, encoded whole by the assembly."""
     fmt = fmt if isinstance(fmt, AudioFormat) else audio_format(fmt)
-    if fmt.name in ("wav", "pcm"):
-        return _Pcm16(fmt)
-    if fmt.name == "flac":
-        from .part_codec_flac import FlacParts  # it imports this module
-
-        return FlacParts(fmt)
-    if fmt.name == "opus":
-        from .part_codec_ogg import OggOpusParts  # here, not at the top: it is a codec of the format asked for
-
-        return OggOpusParts(fmt)
-    return None
+    codec = _CODECS.get(fmt.name)
+    return codec(fmt) if codec is not None else None

@@ -25,7 +25,7 @@ from .deadline import Deadline
 from .errors import ModelNotConfigured
 from .marks import Span, SpeechMark, captions, check_mark_types, speech_marks
 from .options import DEFAULT_VOICE, SynthesisOptions
-from .part_codecs import PartSpan, spans
+from .part_span import PartSpan, spans
 from .parts import Part, noise_state, noise_state_from, skip_normals
 from .preparation import Prepared, Preparer
 from .results import AudioChunk, ChunkTiming, SynthesisResult
