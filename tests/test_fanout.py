@@ -231,24 +231,73 @@ def _run_parts(app: Any, queues: Any) -> list[dict[str, Any]]:
     return messages
 
 
-@pytest.mark.parametrize("fmt", ["wav", "pcm"])
-def test_workers_encode_their_parts_and_the_assembly_only_joins_bytes(app, s3, queues, monkeypatch, fmt):
-    from supertonic_engine import AudioWriter, encode
+def _ffmpeg_decoded(data: bytes, suffix: str, tmp_path: Any) -> np.ndarray:
+    """What a player reads: ffmpeg's decode, which must report nothing wrong."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    path = tmp_path / f"joined.{suffix}"
+    path.write_bytes(data)
+    run = subprocess.run(
+        [imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i", str(path), "-f", "f32le", "-"], capture_output=True, check=True
+    )
+    assert run.stderr == b""
+    return np.frombuffer(run.stdout, np.float32)
+
+
+@pytest.mark.parametrize("fmt", ["wav", "pcm", "flac", "mp3", "opus"])
+def test_workers_encode_their_parts_and_the_assembly_only_joins_bytes(app, s3, queues, monkeypatch, tmp_path, fmt):
+    from supertonic_engine import encode
 
     drop_job(app, s3, {**JOB, "format": fmt})
-    encoded: list[int] = []
-    real_write = AudioWriter.write
-    monkeypatch.setattr(AudioWriter, "write", lambda self, samples: (encoded.append(samples.size), real_write(self, samples))[1])
     _run_parts(app, queues)
-    assert encoded == []  # no encoder ran in the assembly: the workers encoded their own parts
     manifest = _manifest(s3)
     audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
     expected = _sequential(app, seed=5)
-    assert audio == encode(expected, app.service.engine.sample_rate, fmt)  # pcm: resampled to 24 kHz apart, still exact
-    assert manifest["duration_s"] == pytest.approx(expected.size / app.service.engine.sample_rate, abs=1e-4)
+    rate = app.service.engine.sample_rate
+    whole = encode(expected, rate, fmt)
+    if fmt in ("wav", "pcm"):
+        assert audio == whole  # pcm: resampled to 24 kHz apart, still exact
+    elif fmt == "flac":
+        assert np.array_equal(soundfile.read(io.BytesIO(audio), dtype="int16")[0], soundfile.read(io.BytesIO(whole), dtype="int16")[0])
+    else:  # lossy: the same length as the file encoded whole, decoded without an error
+        assert _ffmpeg_decoded(audio, fmt, tmp_path).size == _ffmpeg_decoded(whole, fmt, tmp_path).size
+    assert manifest["duration_s"] == pytest.approx(expected.size / rate, abs=1e-4)
     chunks = manifest["chunks"]
     assert all(a["end_s"] <= b["start_s"] for a, b in zip(chunks, chunks[1:], strict=False))
     assert all(c["synth_ms"] is not None for c in chunks) and manifest["synth_ms"] > 0
+
+
+def test_the_assembly_of_a_joinable_format_runs_no_encoder(app, s3, queues, monkeypatch):
+    from supertonic_engine import AudioWriter
+    from supertonic_function import fanout
+
+    drop_job(app, s3, {**JOB, "format": "mp3"})
+    messages = receive_all(queues["parts"])
+    for message in messages[:-1]:
+        assert app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    # The last part's worker encodes its own part, then assembles: the assembly itself writes nothing through an encoder.
+    assembly_writes: list[int] = []
+    real_assemble, real_write = fanout.assemble, AudioWriter.write
+    inside = {"assembly": False}
+
+    def watched_assemble(*args: Any, **kwargs: Any) -> str:
+        inside["assembly"] = True
+        try:
+            return real_assemble(*args, **kwargs)
+        finally:
+            inside["assembly"] = False
+
+    def watched_write(self: Any, samples: Any) -> None:
+        if inside["assembly"]:
+            assembly_writes.append(samples.size)
+        real_write(self, samples)
+
+    monkeypatch.setattr(fanout, "assemble", watched_assemble)
+    monkeypatch.setattr(AudioWriter, "write", watched_write)
+    assert app.lambda_handler(sqs_event([messages[-1]], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    assert _manifest(s3)["status"] == "done" and assembly_writes == []
 
 
 def test_a_job_whose_parts_cannot_be_known_in_length_keeps_its_samples_for_one_encoder(app, s3, queues):
