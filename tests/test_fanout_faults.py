@@ -29,7 +29,7 @@ from supertonic_harness.function.template import Template
 pytest_plugins = ["fixtures_s3"]
 
 # A job of nothing but long breaks: 19 characters each, and each forces a chunk of its own.
-BREAKS_JOB = {**LONG_JOB, "text": "<speak>" + 'a<break time="10s"/>' * 4900 + "</speak>"}
+BREAKS_JOB = {**LONG_JOB, "text": "<speak>" + 'a<break time="10s"/>' * 5100 + "</speak>"}
 
 
 def _deliver(app: Any, queue_arn: str, bodies: list[Any]) -> Any:
@@ -149,11 +149,13 @@ def test_a_parts_queue_that_does_not_exist_fails_the_job_naming_the_setting(app,
 
 
 def test_a_job_whose_forecast_audio_passes_tmp_fails_at_planning_naming_the_setting(app, s3, queues, monkeypatch):
-    # 1 MB of /tmp holds about 11.9 s of 16-bit 44.1 kHz WAV: the job's pauses fit, its speech does not.
+    # Ogg Vorbis cannot be joined from parts: its assembly encodes the file whole into /tmp. 1 MB
+    # of it holds about 26 s at its most bytes per second: the job's pauses fit, its speech does not.
     monkeypatch.setattr(app.service, "config", dataclasses.replace(app.service.config, ephemeral_storage_mb=1))
-    pauses = parse_request(LONG_JOB, voices=app.service.voices).prepare(app.service.engine).total_silence_s
-    assert pauses * app.service.engine.sample_rate * 2 < 2**20  # so the text alone does not refuse it
-    result = drop_job(app, s3)["results"][0]
+    job = {**LONG_JOB, "format": "ogg"}
+    pauses = parse_request(job, voices=app.service.voices).prepare(app.service.engine).total_silence_s
+    assert pauses * 320_000 / 8 < 2**20  # so the text alone does not refuse it
+    result = drop_job(app, s3, job)["results"][0]
     assert result["status"] == "failed" and result["reason"] == "job_too_large"
     error = _manifest(s3)["error"]
     assert "SUPERTONIC_EPHEMERAL_STORAGE_MB" in error["message"]
@@ -222,3 +224,33 @@ def test_a_wav_job_is_bounded_by_riff_s_32_bit_sizes_however_large_tmp_is(app, m
     rate = app.service.engine.sample_rate
     assert tmp_audio_s(app.service, wav) * 2 * rate < 2**32  # the WAV file's sizes still fit their fields
     assert tmp_audio_s(app.service, flac) * 2 * rate == 10_240 * 2**20  # FLAC has no such field: /tmp decides
+
+
+def test_a_job_joined_from_parts_is_not_bound_by_tmp(app, s3, queues, monkeypatch):
+    # Its parts are joined in S3: nothing of the file passes through /tmp.
+    monkeypatch.setattr(app.service, "config", dataclasses.replace(app.service.config, ephemeral_storage_mb=1))
+    assert drop_job(app, s3)["results"][0]["status"] == "planned"
+    assert receive_all(queues["parts"])
+
+
+def test_a_joined_job_past_what_one_s3_object_holds_fails_at_planning(app, s3, queues, monkeypatch):
+    from supertonic_function import fanout
+
+    monkeypatch.setattr(fanout, "MULTIPART_MAX_PARTS", 1)  # one 5 MiB part: about 59 s of WAV
+    result = drop_job(app, s3)["results"][0]
+    assert result["status"] == "failed" and result["reason"] == "job_too_large"
+    assert "one S3 object" in _manifest(s3)["error"]["message"]
+    assert receive_all(queues["parts"]) == []
+
+
+def test_a_job_its_assembly_could_not_encode_in_time_fails_at_planning_naming_the_timeout(app, s3, queues, monkeypatch):
+    # Ogg Vorbis is encoded whole by the assembly (about 4 ms per audio second, measured): at a
+    # 0.8 s Timeout (half of it for the encoder) the job's two minutes and more of audio cannot be,
+    # so nothing is sent.
+    config = dataclasses.replace(app.service.config, function_timeout_s=0.8, deadline_margin_s=0.1)
+    monkeypatch.setattr(app.service, "config", config)
+    result = drop_job(app, s3, {**LONG_JOB, "format": "ogg"})["results"][0]
+    assert result["status"] == "failed" and result["reason"] == "job_too_large"
+    message = _manifest(s3)["error"]["message"]
+    assert "AWS_LAMBDA_FUNCTION_TIMEOUT" in message and "mp3" in message and "trim_silence" in message
+    assert receive_all(queues["parts"]) == []

@@ -14,7 +14,7 @@ import yaml
 from fixtures_s3 import FUNCTION_ENV, INPUT_BUCKET, OUTPUT_BUCKET
 
 from supertonic_engine import DEFAULT_SPEED, SPEED_RANGE
-from supertonic_engine.config import DEFAULT_MAX_TEXT_CHARS, ENV_MODEL_DIR
+from supertonic_engine.config import ENV_MODEL_DIR
 from supertonic_function import cors as function_cors
 from supertonic_function.config import (
     ENV_CORS_ALLOW_ORIGINS,
@@ -112,10 +112,13 @@ def test_the_function_reads_exactly_the_keys_the_s3_filters_deliver(template: Te
         assert layout.kind(trigger.bucket, trigger.prefix + "story" + trigger.suffix.upper()) is KeyKind.OTHER
 
 
-def test_tmp_holds_the_longest_job(function: dict[str, Any], template: Template) -> None:
-    # S3 jobs encode into /tmp. The longest text the engine takes, as Korean (about 6.5 syllables
-    # a second at the normal pace) read at the slowest speed, as 16-bit 44.1 kHz WAV, must fit.
-    seconds = DEFAULT_MAX_TEXT_CHARS / (6.5 * SPEED_RANGE[0] / DEFAULT_SPEED)
+def test_tmp_holds_the_longest_job_made_in_one_invocation(function: dict[str, Any], template: Template) -> None:
+    # A job made in one invocation encodes into /tmp; longer ones are rendered in parts and joined
+    # in S3 (or refused at planning where their file would be encoded whole past /tmp). The longest
+    # text that does not fan out, as Korean (about 6.5 syllables a second at the normal pace) read at
+    # the slowest speed, as 16-bit 44.1 kHz WAV, must fit.
+    longest = int(template.resolve(template.function("TtsFunction").environment["SUPERTONIC_FANOUT_MIN_CHARS"]))
+    seconds = longest / (6.5 * SPEED_RANGE[0] / DEFAULT_SPEED)
     wav_bytes = seconds * 44_100 * 2
     assert int(template.resolve(function["Properties"]["EphemeralStorage"]["Size"]) or 0) * 1024 * 1024 >= wav_bytes
 

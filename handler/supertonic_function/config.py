@@ -106,7 +106,8 @@ class FunctionConfig:
     # alone stops what does not fit.
     sync_plan_rtf: float | None = 0.42
     # Largest text object (or job) the S3 trigger downloads.
-    max_object_bytes: int = 256 * 1024
+    # A million characters (SUPERTONIC_MAX_TEXT_CHARS) of text in a 3-byte UTF-8 script (Korean, Japanese, Chinese), with room to spare.
+    max_object_bytes: int = 4 * 1024 * 1024
     # Seconds kept back from the time left for what follows synthesis whatever its size: closing
     # the file, the response (encoding and what grows with the audio are budgeted per request).
     deadline_margin_s: float = 2.0

@@ -40,18 +40,27 @@ from typing import Any
 import numpy as np
 from botocore.exceptions import ClientError
 
-from supertonic_engine import AudioFormat, AudioWriter, Part, Prepared, SynthesisOptions, audio_format, content_type, part_codec
-from supertonic_engine.parts import noise_advanced
+from supertonic_engine import (
+    JOINABLE_FORMATS,
+    AudioFormat,
+    AudioWriter,
+    Part,
+    Prepared,
+    SynthesisOptions,
+    audio_format,
+    content_type,
+    part_codec,
+)
 
 from . import results
-from .config import ENV_EPHEMERAL_STORAGE_MB, ENV_PARTS_QUEUE_URL
+from .config import ENV_EPHEMERAL_STORAGE_MB, ENV_FUNCTION_TIMEOUT, ENV_PARTS_QUEUE_URL
 from .described import store_sidecars
 from .errors import JobTooLarge, PartMessageRefused, PartsQueueUnusable
 from .invocation import LambdaCall
 from .layout import MAX_KEY_BYTES, ResultKeys
 from .results import AudioSummary, ChunkEntry
 from .service import Service
-from .storage import JoinedObject, StoredPiece
+from .storage import MULTIPART_MAX_PARTS, MULTIPART_MIN_PART_BYTES, JoinedObject, StoredPiece
 from .telemetry import logger
 
 # The assembly reads each encoded part's render time with a HEAD; this many at once keep a
@@ -65,11 +74,15 @@ SEND_BATCH = 10  # SendMessageBatch takes at most 10 entries
 SAMPLE_DTYPE = "<f4"  # parts hold the engine's float32 samples: the assembly encodes exactly what synthesis made
 # A part message carries only what finds its part in the stored plan; anything else is not ours.
 MESSAGE_FIELDS = frozenset({"bucket", "folder", "plan", "index"})
-# The most parts a job may have. Every part's entry in plan.json holds its noise state (624 words,
-# about 3.3 KB as base64) and every worker reads the whole plan, so 1,000 parts make a plan of
-# about 3.5 MB; the assembly reads the parts one after another in one invocation of at most 900 s
-# (/work/shared/lambda-notes.md: timeout 900 s), 0.9 s a part at 1,000.
-MAX_PARTS = 1000
+# The most parts a job may have: a million characters made 4,155 parts (README, fan-out
+# simulation), and the plan holds about 70 bytes a part (columns) plus the noise stream's state
+# every NOISE_CHECKPOINT_PARTS parts, so 5,000 parts keep it under half a megabyte.
+MAX_PARTS = 5000
+# What the assembly of a format it cannot join (Ogg Vorbis, trimmed silence) spends encoding a second
+# of audio, measured in benchmarks/encode-cost.txt; it may spend at most ENCODE_SHARE_OF_TIMEOUT of the
+# function's Timeout on it, the rest being for reading the parts and uploading the file.
+ENCODE_MS_PER_AUDIO_S = {"wav": 0.3, "flac": 0.9, "ogg": 4.0, "mp3": 12.8, "opus": 58.7, "pcm": 20.9}
+ENCODE_SHARE_OF_TIMEOUT = 0.5
 # A WAV file's RIFF and data sizes are 32-bit fields (the header supertonic_engine.audio_stream
 # packs): a WAV file holds less than 4 GiB of samples however large /tmp is.
 WAV_MAX_BYTES = 0xFFFFFFFF - 44
@@ -108,24 +121,58 @@ def tmp_audio_s(service: Service, format_name: str) -> float:
 
 
 def check_bounds(service: Service, prepared: Prepared, *, speech_s: float = 0.0) -> None:
-    """Refuse a job its file could not hold: audio past ``tmp_audio_s``, or, rendered in parts, more
-    than ``MAX_PARTS`` parts. Before synthesis the audio is its silence alone (SSML breaks), known
-    from the text; the planner adds the forecast speech (a job made in one invocation has the
-    engine check its forecast against ``tmp_audio_s``)."""
+    """Refuse, before any part is sent, a job that could not finish: more than ``MAX_PARTS`` parts;
+    a file joined from parts past what one S3 object holds; a file encoded whole past what /tmp
+    holds (``tmp_audio_s``) or whose encoding would not fit the assembly's invocation. Before
+    synthesis the audio is its silence alone (SSML breaks), known from the text; the planner adds
+    the forecast speech (a job made in one invocation has the engine check its forecast against
+    ``tmp_audio_s``)."""
     parts = len(prepared.chunks)
-    if parts > MAX_PARTS and fans_out(service, prepared):
+    fanned = fans_out(service, prepared)
+    if parts > MAX_PARTS and fanned:
         raise JobTooLarge(
             f"the job makes {parts:,} parts, over the {MAX_PARTS:,} one job may have; "
             "split the text into several jobs or use fewer SSML breaks (each one starts a part)"
         )
+    fmt = prepared.format
     audio_s = prepared.total_silence_s + speech_s
-    most_s = tmp_audio_s(service, prepared.format.name)
+    if fanned and _joins(prepared):
+        most_s = joined_audio_s(service, fmt.name)
+        if audio_s > most_s:
+            raise JobTooLarge(
+                f"the job's audio is about {audio_s:,.0f} s, more than the {most_s:,.0f} s of {fmt.name} one S3 object joined "
+                f"from parts holds ({MULTIPART_MAX_PARTS:,} parts of {MULTIPART_MIN_PART_BYTES // 2**20} MiB); split the text into "
+                "several jobs, or ask for a compressed format"
+            )
+        return
+    most_s = tmp_audio_s(service, fmt.name)
     if audio_s > most_s:
         raise JobTooLarge(
-            f"the job's audio is about {audio_s:,.0f} s, more than the {most_s:,.0f} s of {prepared.format.name} the function's "
+            f"the job's audio is about {audio_s:,.0f} s, more than the {most_s:,.0f} s of {fmt.name} the function's "
             f"{service.config.ephemeral_storage_mb:,} MB /tmp ({ENV_EPHEMERAL_STORAGE_MB}) holds for its file; split the text into "
             "several jobs, or ask for a compressed format"
         )
+    timeout_s = service.config.function_timeout_s
+    if fanned and timeout_s:
+        encode_s = audio_s * ENCODE_MS_PER_AUDIO_S.get(fmt.name, max(ENCODE_MS_PER_AUDIO_S.values())) / 1000.0
+        if encode_s > ENCODE_SHARE_OF_TIMEOUT * timeout_s:
+            why = (
+                "trimmed silence makes its parts' lengths unknown before they are made"
+                if prepared.options.trim_silence
+                else (f"{fmt.name} cannot be joined from parts")
+            )
+            raise JobTooLarge(
+                f"the job's {audio_s:,.0f} s of {fmt.name} would take about {encode_s:,.0f} s to encode in the one invocation "
+                f"that assembles it ({why}), more than half the function's {timeout_s:g} s Timeout ({ENV_FUNCTION_TIMEOUT}); "
+                f"ask for {', '.join(JOINABLE_FORMATS)} (joined without encoding), drop trim_silence, raise the Timeout, or split the text"
+            )
+
+
+def joined_audio_s(service: Service, format_name: str) -> float:
+    """The most seconds of audio a file joined from parts may hold: S3's most parts of one
+    multipart upload, each part at least its least size (the assembly sends groups that large)."""
+    fmt = audio_format(format_name)
+    return MULTIPART_MAX_PARTS * MULTIPART_MIN_PART_BYTES / fmt.max_bytes_per_s(service.engine.sample_rate)
 
 
 # --- the planner -------------------------------------------------------------------------------
@@ -275,10 +322,17 @@ def planned_part(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any]
     text = service.store.read_range(keys.bucket, keys.chunks, offsets[index], offsets[index + 1]).decode("utf-8")
     checkpoint = index - index % NOISE_CHECKPOINT_PARTS
     drawn = plan_doc["noise_offsets"]
-    noise = noise_advanced(plan_doc["noise_checkpoints"][checkpoint // NOISE_CHECKPOINT_PARTS], drawn[index] - drawn[checkpoint])
-    options = SynthesisOptions(**plan_doc["options"])
-    pause_s, speech_s = float(plan_doc["pauses"][index]), float(plan_doc["speech_s"][index])
-    return Part(index, text, options, noise, speech_s, str(plan_doc["langs"][index]), pause_s, int(drawn[index]))
+    return Part.from_checkpoint(
+        index,
+        text,
+        SynthesisOptions(**plan_doc["options"]),
+        plan_doc["noise_checkpoints"][checkpoint // NOISE_CHECKPOINT_PARTS],
+        drawn[index] - drawn[checkpoint],
+        speech_s=float(plan_doc["speech_s"][index]),
+        lang=str(plan_doc["langs"][index]),
+        pause_s=float(plan_doc["pauses"][index]),
+        noise_offset=int(drawn[index]),
+    )
 
 
 def _forecasts(plan_doc: Mapping[str, Any]) -> tuple[list[float], list[float]]:

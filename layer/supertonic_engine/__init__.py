@@ -51,7 +51,7 @@ from .errors import (
 )
 from .marks import CAPTION_FORMATS, CAPTION_TYPES, MARKS_CONTENT_TYPE, SpeechMark, captions, json_lines
 from .options import DEFAULT_SPEED, DEFAULT_VOICE, SPEED_RANGE, Extras, Limits, SynthesisOptions
-from .part_codecs import PartCodec, part_codec
+from .part_codecs import JOINABLE_FORMATS, PartCodec, part_codec
 from .part_span import PartSpan
 from .parts import Part
 from .preparation import Prepared
@@ -79,6 +79,7 @@ __all__ = [
     "InvalidParameter",
     "InvalidRequest",
     "InvalidVoiceBlend",
+    "JOINABLE_FORMATS",
     "Limits",
     "ModelCorrupt",
     "ModelError",

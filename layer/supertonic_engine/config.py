@@ -48,7 +48,9 @@ SESSION_CHOICES: dict[str, tuple[str, ...]] = {
 }
 # Text limits.
 ENV_MAX_TEXT_CHARS = "SUPERTONIC_MAX_TEXT_CHARS"
-DEFAULT_MAX_TEXT_CHARS = 100_000
+# A book: a long novel is about a million characters; jobs render it in parts (a synchronous
+# request has its own, far smaller limit in the function).
+DEFAULT_MAX_TEXT_CHARS = 1_000_000
 
 
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:

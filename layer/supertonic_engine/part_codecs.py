@@ -111,6 +111,7 @@ _CODECS: dict[str, Callable[[AudioFormat], PartCodec]] = {
     "mp3": Mp3Parts,
     "opus": OggOpusParts,
 }
+JOINABLE_FORMATS = tuple(_CODECS)
 
 
 def part_codec(fmt: AudioFormat | str) -> PartCodec | None:

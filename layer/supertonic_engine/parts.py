@@ -43,6 +43,24 @@ class Part:
         }
 
     @classmethod
+    def from_checkpoint(
+        cls,
+        index: int,
+        text: str,
+        options: SynthesisOptions,
+        checkpoint: Mapping[str, Any],
+        drawn_since: int,
+        *,
+        speech_s: float,
+        lang: str,
+        pause_s: float,
+        noise_offset: int,
+    ) -> Part:
+        """The part whose noise begins ``drawn_since`` normals after a stored state of the text's
+        stream (``checkpoint``): a plan need not hold every part's state, only one every so often."""
+        return cls(index, text, options, noise_advanced(checkpoint, drawn_since), speech_s, lang, pause_s, noise_offset)
+
+    @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Part:
         options = SynthesisOptions(**data["options"])
         index = int(data["index"])
