@@ -337,3 +337,76 @@ def test_the_plan_stays_small_its_parts_texts_and_noise_are_found_from_columns(a
 
     assert audio == encode(_sequential(app, seed=5), manifest["sample_rate"], "wav")
     assert not [k for k in _folder_objects(s3) if k.endswith("chunks.txt")]  # tidied with the parts
+
+
+def _deliver_until_quiet(app: Any, queues: Any) -> list[dict[str, Any]]:
+    """Deliver every message on the parts queue, and those the deliveries send, until none is left."""
+    served = []
+    while messages := receive_all(queues["parts"]):
+        for message in messages:
+            answer = app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
+            assert answer == {"batchItemFailures": []}
+            served.append(json.loads(message["Body"]))
+    return served
+
+
+def test_an_assembly_short_of_time_hands_its_upload_on_and_the_file_is_the_same(app, s3, queues, monkeypatch, json_logs):
+    # Every invocation thinks its time is short: it sends one 5 MiB part of the upload, records
+    # where it stands in the claim and queues an assembly message; the next goes on from there.
+    from supertonic_engine import encode
+    from supertonic_function import fanout
+    from supertonic_function.storage import ObjectStore
+
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)
+    sent: list[int] = []
+    real_put = ObjectStore.put_joined
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        left = real_put(self, *args, **kwargs)
+        sent.append(len(left.parts) if left is not None else -1)
+        return left
+
+    monkeypatch.setattr(ObjectStore, "put_joined", counted)
+    drop_job(app, s3)
+    served = _deliver_until_quiet(app, queues)
+    handed = [b for b in served if fanout.ASSEMBLY_MESSAGE in b]
+    manifest = _manifest(s3)
+    audio = s3.get_object(Bucket=OUTPUT_BUCKET, Key=manifest["audio"]["key"])["Body"].read()
+    assert audio == encode(_sequential(app, seed=5), manifest["sample_rate"], "wav")
+    assert len(audio) > 2 * 5 * 2**20 and len(handed) == 2 and sent == [1, 2, -1]  # one part each, none sent twice
+    assert [line for line in json_logs() if line.get("message") == "assembly parked"]
+    assert not [k for k in _folder_objects(s3) if "/parts/" in k or k.endswith(("assembly.json", "chunks.txt"))]
+
+
+def test_a_handed_over_assembly_whose_claim_changed_hands_does_nothing(app, s3, queues, monkeypatch):
+    from supertonic_function import fanout
+
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)
+    drop_job(app, s3)
+    for message in receive_all(queues["parts"]):
+        app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
+    (handed,) = receive_all(queues["parts"])
+    body = json.loads(handed["Body"])
+    stale = {fanout.ASSEMBLY_MESSAGE: {**body[fanout.ASSEMBLY_MESSAGE], "token": "not-the-claim-s"}}
+    forged = {fanout.ASSEMBLY_MESSAGE: {**body[fanout.ASSEMBLY_MESSAGE], "plan": "another-plan"}}
+    for document in (stale, forged):
+        fake = {**handed, "Body": json.dumps(document)}
+        assert app.lambda_handler(sqs_event([fake], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    assert not [k for k in _folder_objects(s3) if k.endswith("manifest.json")]
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 0.0)
+    assert app.lambda_handler(sqs_event([handed], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    assert _manifest(s3)["status"] == "done"
+
+
+def test_an_assembly_whose_retries_are_spent_fails_its_job(app, s3, queues, monkeypatch):
+    from supertonic_function import fanout
+
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)
+    drop_job(app, s3)
+    for message in receive_all(queues["parts"]):
+        app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
+    (handed,) = receive_all(queues["parts"])
+    dead = sqs_event([handed], queues["dlq_arn"], REGION)
+    assert app.lambda_handler(dead, LambdaContext()) == {"batchItemFailures": []}
+    manifest = _manifest(s3)
+    assert manifest["status"] == "failed" and manifest["error"]["code"] == "assembly_failed"

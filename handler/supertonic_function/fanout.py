@@ -60,7 +60,7 @@ from .invocation import LambdaCall
 from .layout import MAX_KEY_BYTES, ResultKeys
 from .results import AudioSummary, ChunkEntry
 from .service import Service
-from .storage import MULTIPART_MAX_PARTS, MULTIPART_MIN_PART_BYTES, JoinedObject, StoredPiece
+from .storage import MULTIPART_MAX_PARTS, MULTIPART_MIN_PART_BYTES, JoinedObject, JoinedProgress, StoredPiece
 from .telemetry import logger
 
 # The assembly reads each encoded part's render time with a HEAD; this many at once keep a
@@ -70,6 +70,13 @@ PART_HEADS_AT_ONCE = 16
 # parts; a worker draws its way from the nearest one, at most 99 chunks' noise (milliseconds).
 NOISE_CHECKPOINT_PARTS = 100
 PART_MESSAGE = "supertonic_part"  # the key a part message's body is recognised by
+ASSEMBLY_MESSAGE = "supertonic_assembly"  # and an assembly handed to a later invocation
+ASSEMBLY_FIELDS = frozenset({"bucket", "folder", "plan", "token"})
+# An assembly joining a long file stops (after at least one part of its upload) when less is left
+# of its invocation than RESUME_GROUPS_AHEAD times the slowest part so far plus RESUME_MIN_LEFT_S,
+# and hands the upload to a later invocation through the parts queue: no file is bound by one Timeout.
+RESUME_GROUPS_AHEAD = 3
+RESUME_MIN_LEFT_S = 5.0
 SEND_BATCH = 10  # SendMessageBatch takes at most 10 entries
 SAMPLE_DTYPE = "<f4"  # parts hold the engine's float32 samples: the assembly encodes exactly what synthesis made
 # A part message carries only what finds its part in the stored plan; anything else is not ours.
@@ -271,7 +278,8 @@ def _send(service: Service, messages: list[dict[str, Any]]) -> None:
 
 
 def is_part_message(body: object) -> bool:
-    return isinstance(body, Mapping) and isinstance(body.get(PART_MESSAGE), Mapping)
+    """A message of a long job's own: a part to render, or an assembly to go on with."""
+    return isinstance(body, Mapping) and any(isinstance(body.get(kind), Mapping) for kind in (PART_MESSAGE, ASSEMBLY_MESSAGE))
 
 
 @dataclass(frozen=True)
@@ -297,20 +305,44 @@ class PartOrder:
         message = body.get(PART_MESSAGE) if isinstance(body, Mapping) else None
         if not isinstance(message, Mapping) or set(message) != MESSAGE_FIELDS:
             raise PartMessageRefused(f"a part message holds exactly {', '.join(sorted(MESSAGE_FIELDS))}", field=PART_MESSAGE)
-        bucket, folder, plan_id, index = (message[name] for name in ("bucket", "folder", "plan", "index"))
-        if bucket != service.config.results_bucket:
-            raise PartMessageRefused("the part names another bucket than the results bucket", field="bucket")
-        prefix = service.config.results_prefix
-        if not _is_result_folder(folder, prefix):
-            raise PartMessageRefused(f"the part's folder is not a result folder under {prefix!r}", field="folder")
-        keys = ResultKeys(bucket, folder)
-        plan_doc = service.store.get_json(keys.bucket, keys.plan)
-        if plan_doc is None or not isinstance(plan_id, str) or plan_doc.get("plan_id") != plan_id:
-            raise PartMessageRefused("no plan of that id in the part's folder", field="plan")
-        total = plan_doc.get("parts_total")
+        keys, plan_doc = _located(service, message)
+        index, total = message["index"], plan_doc.get("parts_total")
         if not isinstance(index, int) or isinstance(index, bool) or not isinstance(total, int) or not 0 <= index < total:
             raise PartMessageRefused("the plan has no part of that index", field="index")
         return cls(keys, plan_doc, planned_part(service, keys, plan_doc, index))
+
+
+def _located(service: Service, message: Mapping[str, Any]) -> tuple[ResultKeys, dict[str, Any]]:
+    """The result folder and plan a message names, checked: ``PartMessageRefused`` naming the field that does not match."""
+    bucket, folder, plan_id = message["bucket"], message["folder"], message["plan"]
+    if bucket != service.config.results_bucket:
+        raise PartMessageRefused("the part names another bucket than the results bucket", field="bucket")
+    prefix = service.config.results_prefix
+    if not _is_result_folder(folder, prefix):
+        raise PartMessageRefused(f"the part's folder is not a result folder under {prefix!r}", field="folder")
+    keys = ResultKeys(bucket, folder)
+    plan_doc = service.store.get_json(keys.bucket, keys.plan)
+    if plan_doc is None or not isinstance(plan_id, str) or plan_doc.get("plan_id") != plan_id:
+        raise PartMessageRefused("no plan of that id in the part's folder", field="plan")
+    return keys, plan_doc
+
+
+@dataclass(frozen=True)
+class AssemblyOrder:
+    """An assembly message checked against its job's plan: which folder's assembly to go on with,
+    and the token its claim must hold (a claim with another token is another assembler's)."""
+
+    keys: ResultKeys
+    plan: Mapping[str, Any]
+    token: str
+
+    @classmethod
+    def from_message(cls, service: Service, body: object) -> AssemblyOrder:
+        message = body.get(ASSEMBLY_MESSAGE) if isinstance(body, Mapping) else None
+        if not isinstance(message, Mapping) or set(message) != ASSEMBLY_FIELDS or not isinstance(message["token"], str):
+            raise PartMessageRefused(f"an assembly message holds exactly {', '.join(sorted(ASSEMBLY_FIELDS))}", field=ASSEMBLY_MESSAGE)
+        keys, plan_doc = _located(service, message)
+        return cls(keys, plan_doc, message["token"])
 
 
 def planned_part(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], index: int) -> Part:
@@ -365,7 +397,10 @@ def _order(service: Service, body: object, queue: str) -> PartOrder | None:
 
 def serve_part(service: Service, body: Mapping[str, Any], call: LambdaCall) -> dict[str, Any]:
     """Render one planned part (unless stored already), then assemble if it was the last one missing;
-    a message that names no planned part is dropped."""
+    go on with an assembly handed over by an earlier invocation; a message that names no planned
+    part or assembly is dropped."""
+    if ASSEMBLY_MESSAGE in body:
+        return _serve_assembly(service, body, call)
     order = _order(service, body, "parts")
     if order is None:
         return {"status": "dropped"}
@@ -394,7 +429,7 @@ def serve_part(service: Service, body: Mapping[str, Any], call: LambdaCall) -> d
     result: dict[str, Any] = {"part": part.index, "status": status}
     rendered = _rendered(service, keys)
     if all(_part_key(keys, index, joined) in rendered for index in range(total)):  # every part's audio, not its errors
-        result["assembly"] = assemble(service, keys, str(order.plan["format"]), part.options, total, request_id=call.request_id)
+        result["assembly"] = assemble(service, keys, str(order.plan["format"]), part.options, total, call)
     return result
 
 
@@ -418,6 +453,26 @@ def _part_key(keys: ResultKeys, index: int, joined: bool) -> str:
     return keys.encoded_part(index) if joined else keys.part(index)
 
 
+def _serve_assembly(service: Service, body: Mapping[str, Any], call: LambdaCall) -> dict[str, Any]:
+    """Go on with a handed-over assembly: its claim's token matches, or no claim stands any more (the
+    assembly that parked it failed and let go: this message's retry assembles anew)."""
+    try:
+        order = AssemblyOrder.from_message(service, body)
+    except PartMessageRefused as error:
+        logger.warning("assembly message dropped", extra={"error": error.to_dict()})
+        return {"status": "dropped"}
+    keys, plan_doc, store = order.keys, order.plan, service.store
+    if store.head(keys.bucket, keys.manifest) is not None:
+        return {"assembly": "finished_already"}
+    claim = store.get_json(keys.bucket, keys.claim)
+    if claim is not None and claim.get("token") != order.token:
+        return {"assembly": "claimed_elsewhere"}
+    options, total = SynthesisOptions(**plan_doc["options"]), int(plan_doc["parts_total"])
+    if claim is not None:  # taken over: written anew, so its age says this invocation is alive
+        store.put_json(keys.bucket, keys.claim, {**claim, "request_id": call.request_id, "claimed_at": results.utc_now()})
+    return {"assembly": assemble(service, keys, str(plan_doc["format"]), options, total, call, resumed=claim)}
+
+
 def serve_dead_letter(service: Service, record: Mapping[str, Any], call: LambdaCall) -> dict[str, Any]:
     """A part whose retries are spent fails its job; what names no planned part is logged and
     dropped. Never raised for its content: the dead-letter queue has no queue behind it, so a
@@ -426,6 +481,13 @@ def serve_dead_letter(service: Service, record: Mapping[str, Any], call: LambdaC
         body: object = json.loads(str(record.get("body")))
     except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         body = None
+    if isinstance(body, Mapping) and ASSEMBLY_MESSAGE in body:
+        try:
+            assembly = AssemblyOrder.from_message(service, body)
+        except PartMessageRefused as error:
+            logger.warning("part message dropped", extra={"queue": "dead_letter", "error": error.to_dict()})
+            return {"status": "dropped"}
+        return _fail_job(service, assembly.keys, None, call.request_id)
     order = _order(service, body, "dead_letter")
     if order is None:
         return {"status": "dropped"}
@@ -440,10 +502,21 @@ def _rendered(service: Service, keys: ResultKeys) -> set[str]:
 # --- the assembly -------------------------------------------------------------------------------
 
 
-def assemble(service: Service, keys: ResultKeys, format: str, options: SynthesisOptions, total: int, *, request_id: str) -> str:
-    """Make the parts one file exactly once: ``done``, ``claimed_elsewhere`` or ``finished_already``."""
+def assemble(
+    service: Service,
+    keys: ResultKeys,
+    format: str,
+    options: SynthesisOptions,
+    total: int,
+    call: LambdaCall,
+    *,
+    resumed: Mapping[str, Any] | None = None,
+) -> str:
+    """Make the parts one file exactly once: ``done``, ``parked`` (a joined upload handed to a later
+    invocation, ``resumed`` there with the claim it left), ``claimed_elsewhere`` or ``finished_already``."""
     store = service.store
-    if not _claim(service, keys, request_id):
+    request_id = call.request_id
+    if resumed is None and not _claim(service, keys, request_id):
         return "claimed_elsewhere"
     try:
         if store.head(keys.bucket, keys.manifest) is not None:
@@ -452,13 +525,30 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
         fmt = audio_format(format)
         sample_rate = service.engine.sample_rate
         started = time.perf_counter()
+        before_ms = float(resumed.get("assembly_ms") or 0.0) if resumed else 0.0
+        audio_key = str(resumed["audio_key"]) if resumed else keys.audio(fmt.extension, request_id)
         with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
+            audio: Path | JoinedObject | None
             if plan_doc.get("joined"):
                 made = _joined(service, keys, plan_doc, total)
+                assert isinstance(made.audio, JoinedObject)
+                progress = JoinedProgress.from_json(resumed["upload"]) if resumed else None
+                left = store.put_joined(
+                    keys.bucket,
+                    audio_key,
+                    made.audio,
+                    content_type=content_type(fmt, sample_rate),
+                    progress=progress,
+                    stop=_ShortOfTime(call),
+                )
+                if left is not None:
+                    _park(service, keys, plan_doc, audio_key, left, before_ms + (time.perf_counter() - started) * 1000.0, request_id)
+                    return "parked"
+                audio = None  # stored at audio_key
             else:
                 made = _encoded_whole(service, keys, plan_doc, options, total, fmt, Path(scratch) / f"audio.{fmt.extension}")
-            assembly_ms = (time.perf_counter() - started) * 1000.0
-            audio_key = keys.audio(fmt.extension, request_id)
+                audio = made.audio
+            assembly_ms = before_ms + (time.perf_counter() - started) * 1000.0
             summary = AudioSummary(
                 format=fmt.name,
                 content_type=content_type(fmt, sample_rate),
@@ -487,7 +577,7 @@ def assemble(service: Service, keys: ResultKeys, format: str, options: Synthesis
             store.publish(
                 keys.bucket,
                 audio_key=audio_key,
-                audio=made.audio,
+                audio=audio,
                 content_type=summary.content_type,
                 manifest_key=keys.manifest,
                 manifest=manifest,
@@ -567,6 +657,46 @@ def _encoded_whole(
     return _Assembled(path, path.stat().st_size, position, chunks, synth_ms)
 
 
+class _ShortOfTime:
+    """Asked after each part of an upload: whether the time left could not take a few more like the slowest yet."""
+
+    def __init__(self, call: LambdaCall) -> None:
+        self.call, self.slowest_s, self.since = call, 0.0, time.perf_counter()
+
+    def __call__(self) -> bool:
+        now = time.perf_counter()
+        self.slowest_s, self.since = max(self.slowest_s, now - self.since), now
+        left = self.call.seconds_left()
+        return left is not None and left < RESUME_GROUPS_AHEAD * self.slowest_s + RESUME_MIN_LEFT_S
+
+
+def _park(
+    service: Service,
+    keys: ResultKeys,
+    plan_doc: Mapping[str, Any],
+    audio_key: str,
+    progress: JoinedProgress,
+    assembly_ms: float,
+    request_id: str,
+) -> None:
+    """Hand the unfinished upload to a later invocation: the claim records where it stands under a
+    new token, and an assembly message with that token goes to the parts queue (a part's receives
+    are not spent on it)."""
+    token = uuid.uuid4().hex
+    claim = {
+        "request_id": request_id,
+        "claimed_at": results.utc_now(),
+        "token": token,
+        "audio_key": audio_key,
+        "upload": progress.to_json(),
+        "assembly_ms": round(assembly_ms, 1),
+    }
+    service.store.put_json(keys.bucket, keys.claim, claim)
+    message = {ASSEMBLY_MESSAGE: {"bucket": keys.bucket, "folder": keys.folder, "plan": str(plan_doc["plan_id"]), "token": token}}
+    _send(service, [message])
+    logger.info("assembly parked", extra={"folder": keys.folder, "next_piece": progress.next_piece, "parts_sent": len(progress.parts)})
+
+
 def _silence(writer: AudioWriter, frames: int) -> int:
     if frames:
         writer.write(np.zeros(frames, np.float32))
@@ -604,14 +734,21 @@ def _tidy(service: Service, keys: ResultKeys) -> None:
 # --- failure and progress -----------------------------------------------------------------------
 
 
-def _fail_job(service: Service, keys: ResultKeys, index: int, request_id: str) -> dict[str, Any]:
-    """A part's retries are spent: the job's manifest says failed, naming the part and why."""
+def _fail_job(service: Service, keys: ResultKeys, index: int | None, request_id: str) -> dict[str, Any]:
+    """A part's (``index``) or the assembly's (None) retries are spent: the job's manifest says failed, naming which and why."""
     store = service.store
-    why = store.get_json(keys.bucket, keys.part_error(index)) or {}
-    error = why.get("error") or {"code": "part_failed", "message": "the part's worker stopped without an answer (timeout or out of memory)"}
+    why = (store.get_json(keys.bucket, keys.part_error(index)) or {}) if index is not None else {}
+    if index is None:
+        error = {"code": "assembly_failed", "message": "the assembly of the parts stopped without an answer (timeout or out of memory)"}
+    else:
+        error = why.get("error") or {
+            "code": "part_failed",
+            "message": "the part's worker stopped without an answer (timeout or out of memory)",
+        }
+    what = f"part {index}" if index is not None else "the assembly"
     plan_doc = store.get_json(keys.bucket, keys.plan) or {}
     manifest = results.failed(
-        {**error, "part": index, "message": f"part {index} failed after every retry: {error.get('message')}"},
+        {**error, "part": index, "message": f"{what} failed after every retry: {error.get('message')}"},
         status=why.get("http_status"),
         source=plan_doc.get("source"),
         request_id=request_id,

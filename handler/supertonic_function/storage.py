@@ -25,7 +25,8 @@ import json
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -206,6 +207,49 @@ class JoinedObject:
 
 
 @dataclass(frozen=True)
+class JoinedProgress:
+    """Where an unfinished ``put_joined`` stands: its upload, the parts sent, the first piece not in them."""
+
+    upload_id: str
+    parts: list[dict[str, Any]]  # {"ETag", "PartNumber"} as CompleteMultipartUpload takes them
+    next_piece: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"upload_id": self.upload_id, "parts": self.parts, "next_piece": self.next_piece}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> JoinedProgress:
+        return cls(str(data["upload_id"]), [dict(p) for p in data["parts"]], int(data["next_piece"]))
+
+
+# Small pieces of a joined object read at once, ahead of the one being sent (each a GET of a part).
+READ_AHEAD = 8
+
+
+class _ReadAhead:
+    """The bytes of a joined object's stored pieces, read ``READ_AHEAD`` at a time ahead, taken in order."""
+
+    def __init__(
+        self, pool: ThreadPoolExecutor, read: Callable[[StoredPiece], bytes], pieces: tuple[bytes | StoredPiece, ...], start: int
+    ) -> None:
+        self._pool, self._read, self._pieces = pool, read, pieces
+        self._futures: dict[int, Future[bytes]] = {}
+        self._next = start
+
+    def take(self, index: int) -> bytes:
+        piece = self._pieces[index]
+        if isinstance(piece, bytes):
+            return piece
+        while self._next < len(self._pieces) and len(self._futures) < READ_AHEAD:
+            ahead = self._pieces[self._next]
+            if isinstance(ahead, StoredPiece) and self._next >= index and ahead.size < MULTIPART_MIN_PART_BYTES:
+                self._futures[self._next] = self._pool.submit(self._read, ahead)
+            self._next += 1
+        future = self._futures.pop(index, None)
+        return future.result() if future is not None else self._read(piece)
+
+
+@dataclass(frozen=True)
 class PresignedUrl:
     url: str
     expires_s: int  # how long the link works, which may be less than asked for
@@ -364,17 +408,33 @@ class ObjectStore:
             raise classify(error, f"LIST s3://{bucket}/{prefix}") from error
         return sizes
 
-    def put_joined(self, bucket: str, key: str, joined: JoinedObject, *, content_type: str) -> None:
+    def put_joined(
+        self,
+        bucket: str,
+        key: str,
+        joined: JoinedObject,
+        *,
+        content_type: str,
+        progress: JoinedProgress | None = None,
+        stop: Callable[[], bool] = lambda: False,
+    ) -> JoinedProgress | None:
         """Write ``joined`` in one multipart upload. A stored piece of at least
         ``MULTIPART_MIN_PART_BYTES`` is copied by S3 itself (UploadPartCopy); smaller ones and the
-        bytes in hand are read and sent in groups of at least that size (every part but the last
-        must be), so memory holds one group. Nothing is left behind on failure (the upload is aborted)."""
+        bytes in hand are read (``READ_AHEAD`` at once) and sent in groups of at least that size
+        (every part but the last must be), so memory holds a group and the pieces read ahead.
+
+        Resumable: after each part sent, ``stop()`` may end this call; it then returns where the
+        upload stands (the upload stays open), and a later call given that ``progress`` goes on from
+        there. Returns None once the object is complete. On a failure the upload is aborted."""
         where = f"PUT s3://{bucket}/{key}"
         try:
-            upload = self._client.create_multipart_upload(Bucket=bucket, Key=key, ContentType=content_type)["UploadId"]
+            if progress is None:
+                upload = self._client.create_multipart_upload(Bucket=bucket, Key=key, ContentType=content_type)["UploadId"]
+                progress = JoinedProgress(upload, [], 0)
         except (BotoCoreError, ClientError) as error:
             raise classify(error, where) from error
-        done: list[dict[str, Any]] = []
+        upload, done = progress.upload_id, list(progress.parts)
+        sent_here = 0
 
         def send(data: bytes) -> None:
             number = len(done) + 1
@@ -388,18 +448,27 @@ class ObjectStore:
             )
             done.append({"ETag": reply["CopyPartResult"]["ETag"], "PartNumber": number})
 
+        pieces = joined.pieces
+        start = progress.next_piece
         try:
-            pending = bytearray()
-            for piece in joined.pieces:
-                if isinstance(piece, StoredPiece) and not pending and piece.size >= MULTIPART_MIN_PART_BYTES:
-                    copy(piece)
-                    continue
-                pending += piece if isinstance(piece, bytes) else self.read_bytes(bucket, piece.key)[0]
-                if len(pending) >= MULTIPART_MIN_PART_BYTES:
+            with ThreadPoolExecutor(max_workers=READ_AHEAD) as pool:
+                reads = _ReadAhead(pool, lambda piece: self.read_bytes(bucket, piece.key)[0], pieces, start)
+                pending = bytearray()
+                for index in range(start, len(pieces)):
+                    if not pending and (sent_here and stop()):
+                        return JoinedProgress(upload, done, index)
+                    piece = pieces[index]
+                    if isinstance(piece, StoredPiece) and not pending and piece.size >= MULTIPART_MIN_PART_BYTES:
+                        copy(piece)
+                        sent_here += 1
+                        continue
+                    pending += reads.take(index)
+                    if len(pending) >= MULTIPART_MIN_PART_BYTES:
+                        send(bytes(pending))
+                        sent_here += 1
+                        pending.clear()
+                if pending or not done:
                     send(bytes(pending))
-                    pending.clear()
-            if pending or not done:
-                send(bytes(pending))
             if len(done) > MULTIPART_MAX_PARTS:
                 raise StorageFailed(f"{where}: {len(done):,} parts, over S3's {MULTIPART_MAX_PARTS:,} for one object")
             self._client.complete_multipart_upload(Bucket=bucket, Key=key, UploadId=upload, MultipartUpload={"Parts": done})
@@ -411,6 +480,7 @@ class ObjectStore:
             if isinstance(error, (BotoCoreError, ClientError)):
                 raise classify(error, where) from error
             raise
+        return None
 
     def delete_many(self, bucket: str, keys: list[str]) -> None:
         """Remove ``keys``, a thousand a request (DeleteObjects' limit); missing ones are no error."""
@@ -478,7 +548,7 @@ class ObjectStore:
         bucket: str,
         *,
         audio_key: str,
-        audio: bytes | Path | JoinedObject,
+        audio: bytes | Path | JoinedObject | None,
         content_type: str,
         manifest_key: str,
         manifest: Mapping[str, Any],
@@ -495,7 +565,7 @@ class ObjectStore:
             self.put_file(bucket, audio_key, audio, content_type=content_type)
         elif isinstance(audio, JoinedObject):
             self.put_joined(bucket, audio_key, audio, content_type=content_type)
-        else:
+        elif audio is not None:  # None: stored at audio_key already (a joined upload finished over several invocations)
             self.put(bucket, audio_key, audio, content_type=content_type)
         try:
             published = self.put_json(bucket, manifest_key, manifest, only_if_absent=True)
