@@ -410,3 +410,64 @@ def test_an_assembly_whose_retries_are_spent_fails_its_job(app, s3, queues, monk
     assert app.lambda_handler(dead, LambdaContext()) == {"batchItemFailures": []}
     manifest = _manifest(s3)
     assert manifest["status"] == "failed" and manifest["error"]["code"] == "assembly_failed"
+
+
+def test_two_deliveries_of_one_handed_over_assembly_give_one_file_that_exists(app, s3, queues, monkeypatch):
+    from supertonic_function import fanout
+
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)
+    drop_job(app, s3)
+    for message in receive_all(queues["parts"]):
+        app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
+    (handed,) = receive_all(queues["parts"])
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 0.0)
+    answers: list[Any] = []
+    both = [
+        threading.Thread(
+            target=lambda: answers.append(app.lambda_handler(sqs_event([handed], queues["parts_arn"], REGION), LambdaContext()))
+        )
+        for _ in range(2)
+    ]
+    for thread in both:
+        thread.start()
+    for thread in both:
+        thread.join()
+    assert answers == [{"batchItemFailures": []}] * 2
+    manifest = _manifest(s3)
+    assert manifest["status"] == "done"
+    assert [k for k in _folder_objects(s3) if "/audio-" in k] == [manifest["audio"]["key"]]
+
+
+def test_a_forged_assembly_message_for_a_job_still_rendering_neither_assembles_nor_fails_it(app, s3, queues):
+    from supertonic_function import fanout
+
+    drop_job(app, s3)
+    messages = receive_all(queues["parts"])
+    part = json.loads(messages[0]["Body"])[fanout.PART_MESSAGE]
+    forged = {fanout.ASSEMBLY_MESSAGE: {"bucket": part["bucket"], "folder": part["folder"], "plan": part["plan"], "token": "guessed"}}
+    fake = {**messages[0], "Body": json.dumps(forged)}
+    assert app.lambda_handler(sqs_event([fake], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    assert app.lambda_handler(sqs_event([fake], queues["dlq_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    assert not [k for k in _folder_objects(s3) if k.endswith(("manifest.json", "assembly.json"))]
+    for message in messages:
+        assert app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    assert _manifest(s3)["status"] == "done"
+
+
+def test_a_part_whose_encoding_fails_fails_its_job_naming_why(app, s3, queues, monkeypatch):
+    from supertonic_engine import part_codecs
+
+    def broken(self: Any, samples: Any, span: Any) -> bytes:
+        raise ValueError("the encoder refused these samples")
+
+    monkeypatch.setattr(part_codecs._Pcm16, "encode_part", broken)
+    drop_job(app, s3)
+    messages = receive_all(queues["parts"])
+    with pytest.raises(BatchFailed):
+        app.lambda_handler(sqs_event([messages[0]], queues["parts_arn"], REGION), LambdaContext())
+    dead = sqs_event([messages[0]], queues["dlq_arn"], REGION)
+    assert app.lambda_handler(dead, LambdaContext()) == {"batchItemFailures": []}
+    error = _manifest(s3)["error"]
+    # The worker's own error, stored when it failed (an unexpected one is told as internal, with
+    # the request to look up in the logs), not "stopped without an answer".
+    assert error["part"] == 0 and "internal error" in error["message"] and "out of memory" not in error["message"]

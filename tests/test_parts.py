@@ -35,3 +35,19 @@ def test_a_noise_state_that_is_not_one_is_refused(engine):
     broken = part.to_json() | {"noise": part.noise | {"keys": "AAAA"}}
     with pytest.raises(ValueError):
         engine.render_part(Part.from_json(broken))
+
+
+def test_a_part_is_as_long_as_its_plan_says_whatever_this_machine_forecasts(engine):
+    # Every part's place in a file joined from parts comes from the plan: a worker whose duration
+    # predictor differed in the last bit (another CPU's kernels) must still make the planned length.
+    import dataclasses
+
+    text = "A first sentence is here. A second one follows it, a little longer than the first."
+    prepared = engine.prepare(text, SynthesisOptions(voice="M1", steps=1, seed=3, max_chunk_chars=40))
+    parts = engine.parts(prepared)
+    spans = engine.part_spans([p.speech_s for p in parts], [p.pause_s for p in parts], prepared.tail_s)
+    for part, span in zip(parts, spans, strict=True):
+        assert engine.render_part(part).size == span.frames - span.lead - (engine.frames(prepared.tail_s) if span.last else 0)
+    longer = dataclasses.replace(parts[0], speech_s=parts[0].speech_s * 2)
+    (span,) = engine.part_spans([longer.speech_s], [0.0], 0.0)
+    assert engine.render_part(longer).size == span.frames

@@ -155,7 +155,7 @@ def test_policies_are_scoped_to_prefixes(function: dict[str, Any]) -> None:
         if actions == ["sqs:SendMessage"]:  # the planner sends to the parts queue and nowhere else
             assert resources == [{"Fn::GetAtt": ["PartsQueue", "Arn"]}], statement
         elif actions != ["s3:ListBucket"]:
-            assert all(r["Fn::Sub"].endswith("*") or r["Fn::Sub"].endswith(".json") for r in resources), statement
+            assert all(r["Fn::Sub"].endswith(("*", ".json", "/chunks.txt")) for r in resources), statement  # prefixes, or named objects
             assert all("/" in r["Fn::Sub"] for r in resources), statement
 
 
@@ -233,7 +233,14 @@ def test_deletes_only_a_losing_deliverys_audio_and_a_long_jobs_parts(function: d
         resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
         patterns += [template.resolve(r) for r in resources]
     arn = f"arn:aws:s3:::{OUTPUT_BUCKET}/"
-    for removable in (RESULTS.audio("mp3", REQUEST_ID), RESULTS.part(3), RESULTS.part_error(3), RESULTS.claim):
+    for removable in (
+        RESULTS.audio("mp3", REQUEST_ID),
+        RESULTS.part(3),
+        RESULTS.encoded_part(3),
+        RESULTS.part_error(3),
+        RESULTS.chunks,
+        RESULTS.claim,
+    ):
         assert any(_iam_matches(p, arn + removable) for p in patterns), removable
     for kept in (RESULTS.manifest, RESULTS.plan, LAYOUT.response_key(REQUEST_ID, "wav"), "input/story.txt"):
         assert not any(_iam_matches(p, arn + kept) for p in patterns), kept

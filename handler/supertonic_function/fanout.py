@@ -415,20 +415,19 @@ def serve_part(service: Service, body: Mapping[str, Any], call: LambdaCall) -> d
         started = time.perf_counter()
         try:
             samples = service.engine.render_part(part, deadline=call.seconds_left())
+            synth_ms = (time.perf_counter() - started) * 1000.0
+            data = _encoded(service, order, samples) if joined else samples.astype(SAMPLE_DTYPE).tobytes()
         except Exception as error:
             # Kept for the dead-letter handler, which only has the message: why this part failed.
             store.put_json(
                 keys.bucket, keys.part_error(part.index), results.failed(error, source={"part": part.index}, request_id=call.request_id)
             )
             raise
-        synth_ms = (time.perf_counter() - started) * 1000.0
-        data = _encoded(service, order, samples) if joined else samples.astype(SAMPLE_DTYPE).tobytes()
         store.put(keys.bucket, key, data, content_type="application/octet-stream", metadata={"synth-ms": f"{synth_ms:.1f}"})
         status = "rendered"
         logger.info("part rendered", extra={"part": part.index, "total": total, "synth_ms": round(synth_ms, 1)})
     result: dict[str, Any] = {"part": part.index, "status": status}
-    rendered = _rendered(service, keys)
-    if all(_part_key(keys, index, joined) in rendered for index in range(total)):  # every part's audio, not its errors
+    if _all_rendered(service, keys, order.plan):  # every part's audio, not its errors
         result["assembly"] = assemble(service, keys, str(order.plan["format"]), part.options, total, call)
     return result
 
@@ -464,13 +463,29 @@ def _serve_assembly(service: Service, body: Mapping[str, Any], call: LambdaCall)
     keys, plan_doc, store = order.keys, order.plan, service.store
     if store.head(keys.bucket, keys.manifest) is not None:
         return {"assembly": "finished_already"}
-    claim = store.get_json(keys.bucket, keys.claim)
-    if claim is not None and claim.get("token") != order.token:
-        return {"assembly": "claimed_elsewhere"}
     options, total = SynthesisOptions(**plan_doc["options"]), int(plan_doc["parts_total"])
-    if claim is not None:  # taken over: written anew, so its age says this invocation is alive
-        store.put_json(keys.bucket, keys.claim, {**claim, "request_id": call.request_id, "claimed_at": results.utc_now()})
+    held = store.head(keys.bucket, keys.claim)
+    if held is None:
+        # Its assembly failed and let go: this retry assembles anew, once every part is there (a
+        # message naming a job still rendering is no assembly of it, whoever sent it).
+        if not _all_rendered(service, keys, plan_doc):
+            logger.warning("assembly message dropped", extra={"folder": keys.folder, "why": "parts missing"})
+            return {"status": "dropped"}
+        return {"assembly": assemble(service, keys, str(plan_doc["format"]), options, total, call)}
+    claim = store.get_json(keys.bucket, keys.claim)
+    if claim is None or claim.get("token") != order.token or held.etag is None:
+        return {"assembly": "claimed_elsewhere"}
+    # Taken over with a compare-and-swap: of two deliveries of this message one goes on, and the
+    # claim's new age says this invocation is alive.
+    renewed = {**claim, "request_id": call.request_id, "claimed_at": results.utc_now()}
+    if not store.put_json(keys.bucket, keys.claim, renewed, if_match=held.etag):
+        return {"assembly": "claimed_elsewhere"}
     return {"assembly": assemble(service, keys, str(plan_doc["format"]), options, total, call, resumed=claim)}
+
+
+def _all_rendered(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any]) -> bool:
+    rendered, joined = _rendered(service, keys), bool(plan_doc.get("joined"))
+    return all(_part_key(keys, index, joined) in rendered for index in range(int(plan_doc["parts_total"])))
 
 
 def serve_dead_letter(service: Service, record: Mapping[str, Any], call: LambdaCall) -> dict[str, Any]:
@@ -486,6 +501,13 @@ def serve_dead_letter(service: Service, record: Mapping[str, Any], call: LambdaC
             assembly = AssemblyOrder.from_message(service, body)
         except PartMessageRefused as error:
             logger.warning("part message dropped", extra={"queue": "dead_letter", "error": error.to_dict()})
+            return {"status": "dropped"}
+        # Only the assembly the claim hands on (or, with no claim, one that had every part to join)
+        # fails its job: a message someone forged for a job still rendering does not.
+        claim = service.store.get_json(assembly.keys.bucket, assembly.keys.claim)
+        ours = claim.get("token") == assembly.token if claim is not None else _all_rendered(service, assembly.keys, assembly.plan)
+        if not ours:
+            logger.warning("part message dropped", extra={"queue": "dead_letter", "why": "not the job's assembly"})
             return {"status": "dropped"}
         return _fail_job(service, assembly.keys, None, call.request_id)
     order = _order(service, body, "dead_letter")
@@ -530,13 +552,12 @@ def assemble(
         with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
             audio: Path | JoinedObject | None
             if plan_doc.get("joined"):
-                made = _joined(service, keys, plan_doc, total)
-                assert isinstance(made.audio, JoinedObject)
+                made, joined = _joined(service, keys, plan_doc, total)
                 progress = JoinedProgress.from_json(resumed["upload"]) if resumed else None
                 left = store.put_joined(
                     keys.bucket,
                     audio_key,
-                    made.audio,
+                    joined,
                     content_type=content_type(fmt, sample_rate),
                     progress=progress,
                     stop=_ShortOfTime(call),
@@ -581,6 +602,7 @@ def assemble(
                 content_type=summary.content_type,
                 manifest_key=keys.manifest,
                 manifest=manifest,
+                shared_key=resumed is not None,
             )
     except BaseException:
         _release(service, keys)  # the retry of this message (or another last part) assembles anew
@@ -599,7 +621,7 @@ class _Assembled:
     synth_ms: float | None  # the parts' render times summed; None when a part has none
 
 
-def _joined(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], total: int) -> _Assembled:
+def _joined(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], total: int) -> tuple[_Assembled, JoinedObject]:
     """The file as the encoded parts between the format's head and tail: S3 copies the parts, the
     function reads only their sizes and render times."""
     engine, store = service.engine, service.store
@@ -626,7 +648,8 @@ def _joined(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], tot
         )
         for s, ms in zip(spans, part_ms, strict=True)
     ]
-    return _Assembled(joined, joined.size, frames, chunks, None if None in part_ms else sum(ms for ms in part_ms if ms is not None))
+    synth_ms = None if None in part_ms else sum(ms for ms in part_ms if ms is not None)
+    return _Assembled(joined, joined.size, frames, chunks, synth_ms), joined
 
 
 def _encoded_whole(
@@ -713,8 +736,8 @@ def _claim(service: Service, keys: ResultKeys, request_id: str) -> bool:
     held = store.head(keys.bucket, keys.claim)
     timeout_s = service.config.function_timeout_s or 900.0
     if held is not None and held.last_modified is not None and (datetime.now(UTC) - held.last_modified).total_seconds() > timeout_s:
-        store.delete(keys.bucket, keys.claim)
-        return store.put_json(keys.bucket, keys.claim, claim, only_if_absent=True)
+        # Only the claim that was seen stale: one renewed meanwhile (an assembly going on) stands.
+        return held.etag is not None and store.put_json(keys.bucket, keys.claim, claim, if_match=held.etag)
     return False
 
 

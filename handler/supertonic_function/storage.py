@@ -503,17 +503,23 @@ class ObjectStore:
         content_type: str,
         metadata: Mapping[str, str] | None = None,
         only_if_absent: bool = False,
+        if_match: str | None = None,
     ) -> bool:
-        """Write one object in a single PUT; with ``only_if_absent`` returns False instead of overwriting."""
+        """Write one object in a single PUT; with ``only_if_absent`` returns False instead of
+        overwriting, with ``if_match`` (an ETag) False instead of overwriting any other version:
+        a compare-and-swap (https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html)."""
         request: dict[str, Any] = {"Bucket": bucket, "Key": key, "Body": body, "ContentType": content_type}
         if metadata:
             request["Metadata"] = dict(metadata)
         if only_if_absent:
             request["IfNoneMatch"] = "*"
+        if if_match is not None:
+            request["IfMatch"] = _quoted(if_match)
+        conditional = only_if_absent or if_match is not None
         try:
             self._client.put_object(**request)
         except (BotoCoreError, ClientError) as error:
-            if only_if_absent and isinstance(error, ClientError) and _error_code(error) in _PRECONDITION_CODES:
+            if conditional and isinstance(error, ClientError) and _error_code(error) in _PRECONDITION_CODES:
                 return False
             raise classify(error, f"PUT s3://{bucket}/{key}") from error
         return True
@@ -533,8 +539,12 @@ class ObjectStore:
                 raise classify(cause, f"PUT s3://{bucket}/{key}") from error
             raise StorageUnavailable(f"PUT s3://{bucket}/{key} failed: {error}") from error
 
-    def put_json(self, bucket: str, key: str, document: Mapping[str, Any], *, only_if_absent: bool = False) -> bool:
-        return self.put(bucket, key, json_bytes(document), content_type="application/json", only_if_absent=only_if_absent)
+    def put_json(
+        self, bucket: str, key: str, document: Mapping[str, Any], *, only_if_absent: bool = False, if_match: str | None = None
+    ) -> bool:
+        return self.put(
+            bucket, key, json_bytes(document), content_type="application/json", only_if_absent=only_if_absent, if_match=if_match
+        )
 
     def delete(self, bucket: str, key: str) -> None:
         """Remove one object; removing one that does not exist is not an error (S3 says 204 either way)."""
@@ -552,6 +562,7 @@ class ObjectStore:
         content_type: str,
         manifest_key: str,
         manifest: Mapping[str, Any],
+        shared_key: bool = False,
     ) -> bool:
         """Upload finished audio, then its manifest if no manifest exists yet.
 
@@ -559,7 +570,9 @@ class ObjectStore:
         ``audio_key`` must be this delivery's own (another delivery of the same event may be
         publishing at the same moment). Returns False when another delivery published first: its
         manifest stands, and the audio uploaded here is removed again, as it is when writing the
-        manifest fails (the error is raised then).
+        manifest fails (the error is raised then). ``shared_key``: the audio is at ``audio_key``
+        already, where another delivery may have published it (an upload finished over several
+        invocations): it is never removed.
         """
         if isinstance(audio, Path):
             self.put_file(bucket, audio_key, audio, content_type=content_type)
@@ -576,7 +589,7 @@ class ObjectStore:
             landed = self._holds(bucket, manifest_key, manifest)
             if landed:
                 return True
-            if landed is False:
+            if landed is False and not shared_key:
                 self._discard(bucket, audio_key)
             raise
         if published:
@@ -586,7 +599,7 @@ class ObjectStore:
         landed = self._holds(bucket, manifest_key, manifest)
         if landed:
             return True
-        if landed is False:
+        if landed is False and not shared_key:
             self._discard(bucket, audio_key)
         return False
 

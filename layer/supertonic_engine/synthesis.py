@@ -293,6 +293,9 @@ class Engine(Preparer):
         rng.set_state(noise_state_from(part.noise))
         with clock:
             plan = self._plan(part.text, part.lang, style, part.options, clock)
+            # The planner's forecast, not this machine's: a last-bit difference between CPUs' kernels
+            # could move a chunk across a latent frame, and every part's length is in the plan.
+            plan = plan._replace(duration=np.array([part.speech_s], dtype=np.float32))
             return self._render(plan, style, part.options, part.index, rng, clock)
 
     def part_spans(self, speech_s: Sequence[float], pauses_s: Sequence[float], tail_s: float) -> list[PartSpan]:
