@@ -8,7 +8,12 @@ runs the parts on ``concurrency`` sandboxes (each under the profile's limits), a
 assembles the file. Measured per run: wall time from upload to the manifest's ``done``, every
 part's billed time and its synthesis (from the function's ``part rendered`` log line), so the
 overhead per part beyond synthesis, and the assembly's time and the peak RSS of the invocation
-that assembled. The per-part times then feed ``fanout_sim`` for 10k to 1M characters at a
+that assembled, the bytes it joined and so its join rate. Each run's audio is checked against the
+sequential forecast: the manifest's duration is what one invocation would make of the same job.
+
+The parts are encoded by their workers and the assembly joins their bytes, so the join is what a run
+on the tiny stand-in measures; a part's time at full size comes from the full stand-in's measured
+parts (``FULL_PARTS_REPORT``). Both then feed ``fanout_sim`` for 10k to 1M characters at a
 concurrency of 10 to 1,000, cold starts included.
 """
 
@@ -23,71 +28,112 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from supertonic_engine import Engine, SynthesisOptions
+from supertonic_engine.options import DEFAULT_STEPS
+
 from ..fronts.emulator import upload_and_deliver
 from ..fronts.local import LocalFunction, start_local_function
 from ..fronts.sqs import Batch
 from ..function.outcome import Outcome
+from ..function.rie import REPO_ROOT
 from ..function.sandbox import Invocation
-from ..function.template import trigger_for
-from .fanout_sim import Measured, format_simulation, simulate_grid
+from ..function.template import Template, trigger_for
+from .fanout_sim import Measured, Simulated, TargetCheck, check_targets, format_simulation, format_targets, simulate_grid
 from .texts import long_text
 
-# (characters, steps): the issue's two texts; 2 steps keep the 100,000-character run near 20 minutes.
-FANOUT_CASES = ((20_000, 8), (100_000, 2))
+# 100,000 characters (the most one job takes, SUPERTONIC_MAX_TEXT_CHARS) in each format whose
+# parts are joined from bytes, at the engine's default steps.
+FANOUT_CHARS = 100_000
+FANOUT_FORMATS = ("mp3", "opus")
 FANOUT_CONCURRENCY = (1, 2)
-FANOUT_PROFILE = "lambda-2048"
 VOICE = "M1"
 SEED = 7
-# The default format; mp3 encodes at ~13 ms per audio second, about 120 s of one assembly for
-# 100,000 characters: the join, not the encoder, is what this measures.
-FORMAT = "wav"
+# The full stand-in's parts through RIE under lambda-2048 (the README's fan-out table): what a part
+# costs at full size when this run's model is the tiny stand-in, whose parts only feed the join.
+FULL_PARTS_REPORT = REPO_ROOT / "benchmarks" / "fanout-lambda-2048.json"
 
 
 @dataclass(frozen=True)
 class FanoutCase:
     chars: int
     steps: int
+    format: str = "mp3"
 
     @property
     def label(self) -> str:
-        return f"en-{self.chars}-s{self.steps}"
+        return f"en-{self.chars}-s{self.steps}-{self.format}"
 
 
 def parse_cases(spec: str | None) -> list[FanoutCase]:
-    """``CHARS:STEPS[,CHARS:STEPS]`` (default: the issue's 20,000 at 8 steps and 100,000 at 2)."""
+    """``CHARS[:STEPS[:FORMAT]][,...]``; steps default to the engine's, the format to mp3 (default:
+    100,000 characters in mp3 and in opus at the default steps)."""
     if not spec:
-        return [FanoutCase(chars, steps) for chars, steps in FANOUT_CASES]
+        return [FanoutCase(FANOUT_CHARS, DEFAULT_STEPS, fmt) for fmt in FANOUT_FORMATS]
     cases = []
     for item in spec.split(","):
-        chars, _, steps = item.partition(":")
-        cases.append(FanoutCase(int(chars), int(steps or 8)))
+        chars, _, rest = item.partition(":")
+        steps, _, fmt = rest.partition(":")
+        cases.append(FanoutCase(int(chars), int(steps or DEFAULT_STEPS), fmt or "mp3"))
     return cases
 
 
+def template_profile() -> str:
+    """The Lambda profile at the template's MemorySize (its default): what a deployment runs at."""
+    memory_mb = Template.load().function().memory_mb
+    if memory_mb is None:
+        raise SystemExit("template.yaml: the function has no MemorySize to run the fan-out at; pass --profile")
+    return f"lambda-{memory_mb}"
+
+
 def run_fanout(
-    model: str, *, cases: list[FanoutCase], concurrency: tuple[int, ...], profile: str = FANOUT_PROFILE, timeout_s: int | None = None
+    model: str,
+    *,
+    cases: list[FanoutCase],
+    concurrency: tuple[int, ...],
+    profile: str | None = None,
+    timeout_s: int | None = None,
+    parts_report: Path | None = FULL_PARTS_REPORT,
 ) -> dict[str, Any]:
-    """Every case at every concurrency; one local function per concurrency, its first case cold."""
+    """Every case at every concurrency; one local function per concurrency, its first case cold.
+    The simulation takes its parts from ``parts_report`` (a report of the full stand-in) unless this
+    run's model is the full stand-in, or no such report is given."""
+    profile = profile or template_profile()
     runs = []
+    engine: Engine | None = None
     for workers in concurrency:
         args = _function_arguments(
             ["--profile", profile, "--model", model, "--concurrency", str(workers)]
             + (["--timeout", str(timeout_s)] if timeout_s is not None else [])
         )
         with start_local_function(args, need_s3=True, on_batch=_progress) as local:
+            engine = engine or Engine.load(local.model_dir)
             for case in cases:
-                runs.append(run_case(local, case, workers))
+                runs.append(run_case(local, case, workers, engine))
                 print(_run_line(runs[-1]), flush=True)
-    measured = measured_from(runs)
+    parts_source, parts_runs, parts_profile = "this run", runs, profile
+    if model != "full" and parts_report is not None:
+        reference = json.loads(Path(parts_report).read_text())
+        parts_runs, parts_profile = reference["runs"], reference["profile"]
+        parts_source = f"{Path(parts_report).name} (model {reference['model']}, profile {parts_profile})"
+    measured = measured_from(parts_runs, runs, _memory_mb(parts_profile))
+    rows = [row for m in measured for row in simulate_grid(m)]
+    targets = check_targets(
+        rows,
+        [r["assembly"]["peak_rss_mb"] for r in runs if r["assembly"]],
+        _slowest_assembly_s([r for r in runs if r["chars"] >= 0.99 * FANOUT_CHARS]),
+    )
     return {
         "kind": "fanout",
         "profile": profile,
         "model": model,
-        "format": FORMAT,
+        "formats": sorted({case.format for case in cases}),
+        "parts_from": parts_source,
         "runs": runs,
-        "measured": measured.__dict__ if measured else None,
-        "simulation": [row.to_json() for row in simulate_grid(measured)] if measured else [],
-        "note": "stand-in model: the audio is noise, not speech; times are this machine's under the profile's limits",
+        "measured": [m.__dict__ for m in measured],
+        "simulation": [row.to_json() for row in rows],
+        "targets": [t.to_json() for t in targets],
+        "note": "stand-in model: the audio is noise, not speech; times are this machine's under the profile's limits; "
+        "on the tiny stand-in the parts render fast and the join is what is measured (moto's S3 on loopback)",
     }
 
 
@@ -105,12 +151,21 @@ def _function_arguments(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def run_case(local: LocalFunction, case: FanoutCase, workers: int) -> dict[str, Any]:
+def _slowest_assembly_s(runs: list[dict[str, Any]]) -> dict[str, float]:
+    """Each format's slowest assembly in ``runs``, in seconds."""
+    slowest: dict[str, float] = {}
+    for run in runs:
+        if run["assembly"] and run["assembly"]["assembly_ms"]:
+            slowest[run["format"]] = max(slowest.get(run["format"], 0.0), run["assembly"]["assembly_ms"] / 1000.0)
+    return slowest
+
+
+def run_case(local: LocalFunction, case: FanoutCase, workers: int, engine: Engine) -> dict[str, Any]:
     """Drop one job, wait for its manifest, measure it, then remove its input and outputs."""
     if local.s3 is None or not local.triggers:
         raise RuntimeError("the fan-out benchmark needs the template's S3 trigger and the local S3")
     text = long_text(case.chars, "en")
-    job = {"text": text, "voice": VOICE, "steps": case.steps, "seed": SEED, "format": FORMAT}
+    job = {"text": text, "voice": VOICE, "steps": case.steps, "seed": SEED, "format": case.format}
     name = f"bench-{case.label}-c{workers}-{time.time_ns()}.json"
     counts = [len(mapping.batches) for mapping in local.mappings]
     with tempfile.TemporaryDirectory() as scratch:
@@ -124,8 +179,17 @@ def run_case(local: LocalFunction, case: FanoutCase, workers: int) -> dict[str, 
     batches = [batch for mapping, n in zip(local.mappings, counts, strict=True) for batch in mapping.batches[n:]]
     manifest = _manifest(local, before)
     run = summarize_run(case, workers, len(text), wall_s, delivery.final, batches, manifest)
+    run["sequential_s"] = sequential_s(engine, text, case)
+    run["matches_sequential"] = run["audio_s"] is not None and round(run["sequential_s"], 4) == run["audio_s"]
     _remove(local, before)
     return run
+
+
+def sequential_s(engine: Engine, text: str, case: FanoutCase) -> float:
+    """The seconds of audio one invocation makes of the case's job, from the duration predictor:
+    what the file joined from its parts must last."""
+    prepared = engine.prepare(text, SynthesisOptions(voice=VOICE, steps=case.steps, seed=SEED), format=case.format)
+    return engine.forecast_frames(prepared) / engine.sample_rate
 
 
 def _part_record(invocation: Invocation, entry: dict[str, Any] | None, assembled: bool) -> dict[str, Any]:
@@ -159,7 +223,7 @@ def summarize_run(
                 "peak_rss_mb": round(invocation.peak_rss_mb, 1),
                 "cgroup_peak_mb": invocation.cgroup_peak_mb,
                 "duration_ms": invocation.duration_ms,
-            }
+            } | join_rate(entry.get("assembly_ms"), manifest)
     plain = [p for p in parts if p["synth_ms"] and not p["assembled"] and p["outcome"] == Outcome.SUCCESS.value]
     overheads = [(p["duration_ms"] - p["synth_ms"]) / p["synth_ms"] for p in plain if p["duration_ms"]]
     billed = sum(p["billed_ms"] or 0 for p in parts) + (planner.billed_ms or 0)
@@ -167,6 +231,7 @@ def summarize_run(
         "case": case.label,
         "chars": chars,
         "steps": case.steps,
+        "format": case.format,
         "concurrency": workers,
         "status": (manifest or {}).get("status"),
         "wall_s": round(wall_s, 1),
@@ -188,6 +253,22 @@ def summarize_run(
         },
         "assembly": assembly,
         "parts": parts,
+    }
+
+
+def join_rate(assembly_ms: float | None, manifest: dict[str, Any] | None) -> dict[str, Any]:
+    """What the assembly joined and how fast: the file's bytes, per second of the assembly and per
+    part, and the format's bytes per second of audio (what the simulation scales the file by)."""
+    manifest = manifest or {}
+    size = (manifest.get("audio") or {}).get("bytes")
+    parts, audio_s = manifest.get("parts_total"), manifest.get("duration_s")
+    if not size or not assembly_ms or not parts or not audio_s:
+        return {"bytes": size, "join_bytes_per_s": None, "ms_per_part": None, "bytes_per_audio_s": None}
+    return {
+        "bytes": size,
+        "join_bytes_per_s": round(size / (assembly_ms / 1000.0)),
+        "ms_per_part": round(assembly_ms / parts, 3),
+        "bytes_per_audio_s": round(size / audio_s, 1),
     }
 
 
@@ -224,24 +305,42 @@ def _remove(local: LocalFunction, before: set) -> None:
         local.s3.client.delete_object(Bucket=bucket, Key=key)
 
 
-def measured_from(runs: list[dict[str, Any]]) -> Measured | None:
-    """Per-part units for the simulation, from the concurrency-1 runs (no sandbox shares the CPU)."""
-    solo = [r for r in runs if r["concurrency"] == 1 and r["status"] == "done"] or [r for r in runs if r["status"] == "done"]
+def measured_from(parts_runs: list[dict[str, Any]], join_runs: list[dict[str, Any]], memory_mb: int) -> list[Measured]:
+    """Per-unit figures for the simulation, one per format joined, billed at ``memory_mb``: the parts from ``parts_runs``
+    (their concurrency-1 runs, where no sandbox shares the CPU, at their most steps: what a user's
+    job costs), the join from ``join_runs``."""
+    solo = [r for r in parts_runs if r["concurrency"] == 1 and r["status"] == "done"] or [r for r in parts_runs if r["status"] == "done"]
     if not solo:
-        return None
-    run = max(solo, key=lambda r: r["steps"])  # the default steps: what a user's job costs
+        return []
+    run = max(solo, key=lambda r: r["steps"])
     warm = [p["billed_ms"] for p in run["parts"] if p["billed_ms"] and not p["cold"] and not p["assembled"]]
-    inits = [p["init_ms"] for r in runs for p in r["parts"] if p.get("cold") and p.get("init_ms")]
-    inits += [r["planner"]["init_ms"] for r in runs if r["planner"]["cold"] and r["planner"]["init_ms"]]
-    assembly = run["assembly"] or {}
-    return Measured(
-        chars_per_part=run["chars"] / max(1, run["parts_total"] or 1),
-        part_ms=tuple(float(ms) for ms in warm),
-        init_ms=float(statistics.median(inits)) if inits else 0.0,
-        plan_ms_per_char=float(run["planner"]["billed_ms"] or 0) / run["chars"],
-        assembly_ms_per_part=float(assembly.get("assembly_ms") or 0) / max(1, run["parts_total"] or 1),
-        memory_mb=2048,
-    )
+    inits = [p["init_ms"] for r in parts_runs for p in r["parts"] if p.get("cold") and p.get("init_ms")]
+    inits += [r["planner"]["init_ms"] for r in parts_runs if r["planner"]["cold"] and r["planner"]["init_ms"]]
+    measured = []
+    for fmt in dict.fromkeys(r["format"] for r in join_runs):
+        joined = [r["assembly"] for r in join_runs if r["format"] == fmt and r["status"] == "done" and (r["assembly"] or {}).get("bytes")]
+        if not joined:
+            continue
+        measured.append(
+            Measured(
+                chars_per_part=run["chars"] / max(1, run["parts_total"] or 1),
+                part_ms=tuple(float(ms) for ms in warm),
+                init_ms=float(statistics.median(inits)) if inits else 0.0,
+                plan_ms_per_char=float(run["planner"]["billed_ms"] or 0) / run["chars"],
+                audio_s_per_char=float(run["audio_s"]) / run["chars"],
+                memory_mb=memory_mb,
+                format=fmt,
+                # The slowest join seen: the rate a deployment can count on.
+                bytes_per_audio_s=statistics.fmean(a["bytes_per_audio_s"] for a in joined),
+                join_bytes_per_s=float(min(a["join_bytes_per_s"] for a in joined)),
+            )
+        )
+    return measured
+
+
+def _memory_mb(profile: str) -> int:
+    """The memory of a ``lambda-<MB>`` profile: what its parts are billed at."""
+    return int(profile.removeprefix("lambda-"))
 
 
 def _run_line(run: dict[str, Any]) -> str:
@@ -249,34 +348,37 @@ def _run_line(run: dict[str, Any]) -> str:
     asm = run["assembly"] or {}
     return (
         f"{run['case']} c={run['concurrency']}: {run['status']} in {run['wall_s']:.1f} s wall, "
-        f"{run['parts_total']} parts, audio {run['audio_s']} s, billed {run['billed_ms_total'] / 1000:.1f} s, "
-        f"overhead/part {over if over is None else f'{over:.1%}'}, assembly {asm.get('assembly_ms')} ms "
-        f"at peak RSS {asm.get('peak_rss_mb')} MB"
+        f"{run['parts_total']} parts, audio {run['audio_s']} s (sequential forecast {run['sequential_s']:.4f} s: "
+        f"{'equal' if run['matches_sequential'] else 'DIFFERENT'}), billed {run['billed_ms_total'] / 1000:.1f} s, "
+        f"overhead/part {over if over is None else f'{over:.1%}'}, assembly {asm.get('assembly_ms')} ms joining "
+        f"{asm.get('bytes')} bytes at peak RSS {asm.get('peak_rss_mb')} MB"
     )
 
 
 def format_fanout(report: dict[str, Any]) -> list[str]:
     lines = [
         f"fan-out through RIE, profile {report['profile']}, model {report['model']} ({report['note']})",
-        f"{'case':<18} {'conc':>4} {'status':>7} {'parts':>6} {'audio s':>8} {'wall s':>7} {'billed s':>9} "
-        f"{'ovh med':>8} {'ovh max':>8} {'asm ms':>7} {'asm RSS':>8}",
+        f"{'case':<22} {'conc':>4} {'status':>7} {'parts':>6} {'audio s':>8} {'= seq':>5} {'wall s':>7} {'billed s':>9} "
+        f"{'asm ms':>7} {'MB joined':>9} {'MB/s':>7} {'ms/part':>7} {'B/audio s':>9} {'asm RSS':>8}",
     ]
     for r in report["runs"]:
-        o, a = r["overhead_per_part"], r["assembly"] or {}
+        a = r["assembly"] or {}
+        rate = a.get("join_bytes_per_s")
         lines.append(
-            f"{r['case']:<18} {r['concurrency']:>4} {str(r['status']):>7} {str(r['parts_total']):>6} "
-            f"{r['audio_s'] or 0:>8.1f} {r['wall_s']:>7.1f} {r['billed_ms_total'] / 1000:>9.1f} "
-            f"{_pct(o['median']):>8} {_pct(o['max']):>8} {str(a.get('assembly_ms')):>7} "
-            f"{str(a.get('peak_rss_mb')):>8}"
+            f"{r['case']:<22} {r['concurrency']:>4} {str(r['status']):>7} {str(r['parts_total']):>6} "
+            f"{r['audio_s'] or 0:>8.1f} {'yes' if r['matches_sequential'] else 'NO':>5} {r['wall_s']:>7.1f} "
+            f"{r['billed_ms_total'] / 1000:>9.1f} {str(a.get('assembly_ms')):>7} {(a.get('bytes') or 0) / 1e6:>9.2f} "
+            f"{'-' if rate is None else f'{rate / 1e6:.1f}':>7} {str(a.get('ms_per_part')):>7} "
+            f"{str(a.get('bytes_per_audio_s')):>9} {str(a.get('peak_rss_mb')):>8}"
         )
     if report["simulation"]:
-        from .fanout_sim import Simulated
-
         lines.append("")
-        lines.append("simulated on Lambda from the measured parts (SQS mapping: 5 batches at first, +300 a minute):")
+        lines.append(
+            f"simulated on Lambda: parts from {report['parts_from']}, the assembly at the slowest join rate above "
+            "(SQS mapping: 5 batches at first, +300 a minute):"
+        )
         lines += format_simulation([Simulated(**row) for row in report["simulation"]])
+    if report.get("targets"):
+        lines.append("")
+        lines += format_targets([TargetCheck(**t) for t in report["targets"]])
     return lines
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"

@@ -92,10 +92,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--fanout",
         action="store_true",
-        help="instead: long jobs rendered in parts through RIE at --concurrency 1 and 2 (profile lambda-2048), "
+        help="instead: long jobs rendered in parts through RIE at --concurrency 1 and 2 (profile: the template's MemorySize), "
         "then simulated on Lambda at concurrency 10 to 1,000",
     )
-    p.add_argument("--fanout-cases", default=None, metavar="CHARS:STEPS,...", help="the --fanout texts (default: 20000:8,100000:2)")
+    p.add_argument(
+        "--fanout-cases",
+        default=None,
+        metavar="CHARS:STEPS[:FORMAT],...",
+        help="the --fanout jobs (default: 100000:8:mp3,100000:8:opus; FORMAT defaults to mp3)",
+    )
     p.add_argument("--concurrency", default="1,2", metavar="N,N", help="sandboxes for --fanout, one run each (default: 1,2)")
     p.add_argument("--steps", type=int, default=2, help="steps for --soak and --memory-scaling (memory does not depend on them)")
     p.add_argument("--ort-profile", action="store_true", help="also report ONNX Runtime's time per operator for the summary case")
@@ -158,7 +163,7 @@ def run_fanout_command(args: argparse.Namespace) -> int:
     from .fanout import format_fanout, parse_cases, run_fanout
 
     concurrency = tuple(int(n) for n in args.concurrency.split(","))
-    report = run_fanout(args.model, cases=parse_cases(args.fanout_cases), concurrency=concurrency, profile=args.profile or "lambda-2048")
+    report = run_fanout(args.model, cases=parse_cases(args.fanout_cases), concurrency=concurrency, profile=args.profile)
     print("\n".join(format_fanout(report)))
     Path(args.json_path).write_text(json.dumps(report, indent=2, ensure_ascii=False))
     print(f"\nwrote {args.json_path}")
