@@ -157,6 +157,14 @@ class UnsupportedSsml(InvalidRequest):
         super().__init__(message)
 
 
+class BookUnreadable(InvalidRequest):
+    """An EPUB or Markdown book whose chapters cannot be read: not an EPUB, past a bound, a hostile
+    or broken file inside it. The message names the file or the bound at fault."""
+
+    code = "book_unreadable"
+    field = "text"
+
+
 class UnknownVoice(InvalidRequest):
     code = "unknown_voice"
     field = "voice"

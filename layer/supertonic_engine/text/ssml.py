@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import xml.parsers.expat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InvalidParameter, InvalidSsml, UnsupportedSsml, clipped, quoted
@@ -91,11 +91,7 @@ def parse_ssml(source: str, lang: str, *, normalize: bool = True, lenient: bool 
     document = f"{_ROOT}{source}</speak>" if wrapped else source
     reader = _Reader(document.encode("utf-8"), lang, normalize, shift=len(_ROOT) if wrapped else 0, lenient=lenient)
     # The text arrived as characters and is fed as UTF-8: an encoding its declaration names is not the one it is in.
-    parser = xml.parsers.expat.ParserCreate(encoding="utf-8")
-    parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    parser.StartDoctypeDeclHandler = _refuse_doctype
-    parser.EntityDeclHandler = _refuse_doctype
-    parser.ExternalEntityRefHandler = _refuse_external_entity
+    parser = locked_down_parser(_refuse_doctype, encoding="utf-8")
     parser.StartElementHandler = lambda name, attributes: reader.start(name, attributes, parser.CurrentByteIndex)
     parser.EndElementHandler = lambda name: reader.end(name, parser.CurrentByteIndex)
     parser.CharacterDataHandler = lambda data: reader.characters(data, parser.CurrentByteIndex)
@@ -112,13 +108,24 @@ def parse_ssml(source: str, lang: str, *, normalize: bool = True, lenient: bool 
     return reader.script(source)
 
 
+def locked_down_parser(refuse: Callable[..., None], *, encoding: str | None = None) -> xml.parsers.expat.XMLParserType:
+    """An expat parser that calls ``refuse`` (which raises) at a document type declaration, an entity
+    declaration or an external entity, and never reads a parameter entity, as ``defusedxml`` does."""
+    parser = xml.parsers.expat.ParserCreate(encoding=encoding)
+    parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+
+    def refuse_external_entity(context: str, base: str | None, system_id: str | None, public_id: str | None) -> int:
+        refuse(context, base, system_id, public_id)
+        return 0  # never reached: expat would take 0 as "stop", too
+
+    parser.ExternalEntityRefHandler = refuse_external_entity
+    return parser
+
+
 def _refuse_doctype(*_: object) -> None:
     raise InvalidSsml("SSML with a document type declaration (<!DOCTYPE ...>) or entities is refused: remove it")
-
-
-def _refuse_external_entity(_context: str, _base: str | None, _system_id: str | None, _public_id: str | None) -> int:
-    _refuse_doctype()
-    return 0  # never reached: expat would take 0 as "stop", too
 
 
 @dataclass
