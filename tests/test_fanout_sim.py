@@ -89,3 +89,25 @@ def test_targets_say_which_hold_and_what_dominates_the_ones_that_do_not():
 def test_no_parts_measured_is_an_error_not_a_zero():
     with pytest.raises(ValueError):
         simulate(Measured(**{**BASE.__dict__, "part_ms": ()}), 1000, 10)
+
+
+def test_each_worker_s_encoding_is_counted_in_its_part():
+    # Parts measured when workers stored samples had no encoder in them: the simulation adds what
+    # a worker spends encoding its part, so a slower encoder costs more and never less.
+    from dataclasses import replace
+
+    base = Measured(
+        chars_per_part=240.0,
+        part_ms=(10_000.0,) * 4,
+        init_ms=2_000.0,
+        plan_ms_per_char=0.09,
+        audio_s_per_char=0.09,
+        memory_mb=2048,
+        format="opus",
+        bytes_per_audio_s=7_600.0,
+        join_bytes_per_s=40e6,
+    )
+    encoding = replace(base, encode_ms_per_audio_s=48.0)
+    assert encoding.encode_ms_per_part == pytest.approx(240 * 0.09 * 48.0)
+    plain, slower = simulate(base, 100_000, 100), simulate(encoding, 100_000, 100)
+    assert slower.usd > plain.usd and slower.wall_s > plain.wall_s

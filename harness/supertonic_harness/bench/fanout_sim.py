@@ -41,12 +41,19 @@ class Measured:
     chars_per_part: float
     part_ms: tuple[float, ...]  # billed time of each part's invocation, warm, in order
     init_ms: float  # a cold start's init phase (billed for container images)
-    plan_ms_per_char: float  # the planner's invocation, per character of the text
+    plan_ms_per_char: float  # the planner's invocation, per character of the text (its cold start's init apart: ``init_ms``)
     audio_s_per_char: float  # seconds of audio the parts' model makes per character
     memory_mb: int
     format: str  # the file the assembly joins
     bytes_per_audio_s: float  # the file's size per second of its audio, in ``format``
     join_bytes_per_s: float  # the assembly's bytes joined per second of its wall time
+    # What each worker spends encoding its part in ``format``, per second of its audio (parts
+    # measured before workers encoded their own did not include it).
+    encode_ms_per_audio_s: float = 0.0
+
+    @property
+    def encode_ms_per_part(self) -> float:
+        return self.chars_per_part * self.audio_s_per_char * self.encode_ms_per_audio_s
 
     def assembly_s(self, chars: int) -> float:
         """The assembly of a job of ``chars`` characters: its file's bytes at the measured join rate."""
@@ -93,7 +100,7 @@ def simulate(measured: Measured, chars: int, concurrency: int) -> Simulated:
     cold = 1
     last_end = plan_s
     for index in range(parts):
-        part_s = measured.part_ms[index % len(measured.part_ms)] / 1000.0
+        part_s = (measured.part_ms[index % len(measured.part_ms)] + measured.encode_ms_per_part) / 1000.0
         earliest_free = free[0] if free else math.inf
         # A new worker when the mapping may run one more before an existing one frees up.
         if started < concurrency:
