@@ -31,6 +31,7 @@ FUNCTION_REFUSED = {
     "SUPERTONIC_SYNC_MAX_AUDIO_S": ["inf", "nan", "-1", "0", "long"],
     "SUPERTONIC_SYNC_PLAN_RTF": ["inf", "nan", "-1", "fast"],
     "SUPERTONIC_MAX_OBJECT_BYTES": ["inf", "-1", "0", HUGE, "big"],
+    "SUPERTONIC_MAX_BOOK_BYTES": ["inf", "-1", "0", HUGE, "big"],
     "SUPERTONIC_DEADLINE_MARGIN_S": ["inf", "nan", "-1", "900", "1e9", "soon"],
     "AWS_LAMBDA_FUNCTION_TIMEOUT": ["inf", "nan", "-1", "0", "901", "soon"],
     "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": ["inf", "-1", "0", "127", "10241", HUGE, "lots"],

@@ -21,6 +21,7 @@ from supertonic_function.config import (
     ENV_FUNCTION_TIMEOUT,
     ENV_METRICS_NAMESPACE,
     ENV_SERVICE_NAME,
+    TEXT_SUFFIXES,
     VARIABLES,
     FunctionConfig,
 )
@@ -97,9 +98,9 @@ def test_no_ref_to_a_bucket_outside_the_s3_events(function: dict[str, Any]) -> N
         assert f'"Ref": "{bucket}"' not in text and f'"{bucket}", "Arn"' not in text
 
 
-def test_s3_events_watch_text_and_jobs_under_the_input_prefix(template: Template) -> None:
+def test_s3_events_watch_text_jobs_and_books_under_the_input_prefix(template: Template) -> None:
     triggers = template.function("TtsFunction").s3_triggers
-    assert {(t.bucket, t.prefix, t.suffix) for t in triggers} == {(INPUT_BUCKET, "input/", ".txt"), (INPUT_BUCKET, "input/", ".json")}
+    assert {(t.bucket, t.prefix, t.suffix) for t in triggers} == {(INPUT_BUCKET, "input/", suffix) for suffix in TEXT_SUFFIXES}
     # Results go to another bucket, so they can never trigger the function.
     assert all(t.bucket != OUTPUT_BUCKET for t in triggers)
 

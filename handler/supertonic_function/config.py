@@ -30,6 +30,7 @@ ENV_SYNC_MAX_SPOKEN_CHARS = "SUPERTONIC_SYNC_MAX_SPOKEN_CHARS"
 ENV_SYNC_MAX_AUDIO_S = "SUPERTONIC_SYNC_MAX_AUDIO_S"
 ENV_SYNC_PLAN_RTF = "SUPERTONIC_SYNC_PLAN_RTF"
 ENV_MAX_OBJECT_BYTES = "SUPERTONIC_MAX_OBJECT_BYTES"
+ENV_MAX_BOOK_BYTES = "SUPERTONIC_MAX_BOOK_BYTES"
 ENV_DEADLINE_MARGIN_S = "SUPERTONIC_DEADLINE_MARGIN_S"
 ENV_URL_EXPIRES_S = "SUPERTONIC_URL_EXPIRES_S"
 ENV_RESULT_RETENTION_DAYS = "SUPERTONIC_RESULT_RETENTION_DAYS"
@@ -57,7 +58,7 @@ ENV_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
 
 # Suffixes the S3 trigger renders: plain text, or a JSON job in the POST /v1/tts body shape. Lower
 # case only, as template.yaml's notification filters (S3 matches suffixes case-sensitively).
-TEXT_SUFFIXES = (".txt", ".json")
+TEXT_SUFFIXES = (".txt", ".json", ".md", ".epub")
 # Where POST /v1/jobs stores a job, under the input prefix so the S3 trigger picks it up.
 JOBS_FOLDER = "jobs/"
 # Under the output prefix: results of texts and jobs, and audio too large for a synchronous
@@ -108,6 +109,8 @@ class FunctionConfig:
     # Largest text object (or job) the S3 trigger downloads.
     # A million characters (SUPERTONIC_MAX_TEXT_CHARS) of text in a 3-byte UTF-8 script (Korean, Japanese, Chinese), with room to spare.
     max_object_bytes: int = 4 * 1024 * 1024
+    # An EPUB is a zip with its pictures: a long novel's is a few MB; read whole into memory.
+    max_book_bytes: int = 64 * 1024 * 1024
     # Seconds kept back from the time left for what follows synthesis whatever its size: closing
     # the file, the response (encoding and what grows with the audio are budgeted per request).
     deadline_margin_s: float = 2.0
@@ -401,6 +404,7 @@ VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "sync_plan_rtf": (ENV_SYNC_PLAN_RTF, _positive_number_or_none),
     # Read whole into memory: no more than the largest function has.
     "max_object_bytes": (ENV_MAX_OBJECT_BYTES, _whole(1, LAMBDA_MAX_MEMORY_MB * 1000 * 1000)),
+    "max_book_bytes": (ENV_MAX_BOOK_BYTES, _whole(1, LAMBDA_MAX_MEMORY_MB * 1000 * 1000)),
     # Below the longest timeout, whatever the timeout (it is checked against a known one at init too).
     "deadline_margin_s": (ENV_DEADLINE_MARGIN_S, _number(0, LAMBDA_MAX_TIMEOUT_S)),
     "function_timeout_s": (ENV_FUNCTION_TIMEOUT, _number(0, LAMBDA_MAX_TIMEOUT_S, low_included=False, high_included=True)),

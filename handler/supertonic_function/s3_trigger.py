@@ -30,7 +30,7 @@ from urllib.parse import unquote_plus
 from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord, S3Object
 
-from supertonic_engine import Prepared
+from supertonic_engine import Prepared, book_text, read_epub, read_markdown
 from supertonic_engine.errors import DeadlineExceeded
 
 from . import fanout, results
@@ -222,7 +222,7 @@ def _source(service: Service, bucket: str, key: str, announced: S3Object) -> Sou
     version_id = announced.version_id if announced.version_id not in (None, "null") else None
     size = announced.get("size")
     announced_only = SourceObject(bucket, key, etag, version_id, size)
-    if (etag or version_id) and (key.endswith(".json") or (size is not None and size > service.config.max_object_bytes)):
+    if (etag or version_id) and (key.endswith(".json") or (size is not None and size > _max_bytes(service, key))):
         return announced_only
     info = service.store.head(bucket, key, etag=etag, version_id=version_id)
     if info is None:
@@ -230,9 +230,22 @@ def _source(service: Service, bucket: str, key: str, announced: S3Object) -> Sou
     return SourceObject(bucket, key, etag or info.etag, version_id or info.version_id, info.size, info.metadata)
 
 
+def _max_bytes(service: Service, key: str) -> int:
+    """The largest object of this kind the trigger downloads: a book's zip, or a text."""
+    return service.config.max_book_bytes if key.endswith(".epub") else service.config.max_object_bytes
+
+
 def _prepare(service: Service, source: SourceObject) -> Prepared:
-    """The object's text and options, checked (an input fault is raised here, before any work)."""
-    text = service.store.read_text(source.bucket, source.key, max_bytes=service.config.max_object_bytes, size=source.size, etag=source.etag)
+    """The object's text and options, checked (an input fault is raised here, before any work).
+    A book (``.epub``, ``.md``) is read as its chapters' titles and text, one after another."""
+    store, key, most = service.store, source.key, _max_bytes(service, source.key)
+    if key.endswith(".epub"):
+        data, info = store.read_object(source.bucket, key, max_bytes=most, size=source.size, etag=source.etag)
+        text = TextObject(book_text(read_epub(data)), info)
+    else:
+        text = store.read_text(source.bucket, key, max_bytes=most, size=source.size, etag=source.etag)
+        if key.endswith(".md"):
+            text = TextObject(book_text(read_markdown(text.text)), text.info)
     return _request_from(service, text, source.metadata).prepare(service.engine)
 
 

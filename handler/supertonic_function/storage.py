@@ -318,7 +318,7 @@ class ObjectStore:
                 raise StorageFailed("the bucket is in another region: use a bucket in the function's region.") from error
             raise classify(error, f"HEAD s3://{bucket}") from error
 
-    def read_text(
+    def read_object(
         self,
         bucket: str,
         key: str,
@@ -326,8 +326,8 @@ class ObjectStore:
         max_bytes: int,
         size: int | None = None,
         etag: str | None = None,
-    ) -> TextObject:
-        """Download a UTF-8 text object of at most ``max_bytes``.
+    ) -> tuple[bytes, ObjectInfo]:
+        """Download an object of at most ``max_bytes``.
 
         ``size``/``etag`` come from the event when there is one: the size cap is then checked
         without any request, and the GET is pinned to that ETag so the bytes read are the bytes
@@ -354,11 +354,24 @@ class ObjectStore:
             raise classify(error, f"GET s3://{bucket}/{key}") from error
         if len(body) > max_bytes:  # the object grew between the event and the GET
             raise ObjectTooLarge(_total_size(reply, len(body)), max_bytes)
+        return body, _info(bucket, key, reply)
+
+    def read_text(
+        self,
+        bucket: str,
+        key: str,
+        *,
+        max_bytes: int,
+        size: int | None = None,
+        etag: str | None = None,
+    ) -> TextObject:
+        """Download a UTF-8 text object of at most ``max_bytes`` (``read_object``)."""
+        body, info = self.read_object(bucket, key, max_bytes=max_bytes, size=size, etag=etag)
         try:
             text = body.decode("utf-8-sig")  # a leading BOM is an encoding mark, not text to read
         except UnicodeDecodeError as error:
             raise TextNotUtf8(error) from None
-        return TextObject(text, _info(bucket, key, reply))
+        return TextObject(text, info)
 
     def get_json(self, bucket: str, key: str) -> dict[str, Any] | None:
         """A small JSON document (a manifest), or None when it does not exist."""

@@ -57,6 +57,7 @@ from .parts import Part
 from .preparation import Prepared
 from .results import AudioChunk, ChunkTiming, SynthesisResult
 from .synthesis import Engine
+from .text.book import Chapter, book_text, read_epub, read_markdown
 from .voice_blend import rename_voices
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "AudioChunk",
     "AudioFormat",
     "AudioWriter",
+    "Chapter",
     "ChunkTiming",
     "Deadline",
     "DeadlineExceeded",
@@ -102,6 +104,7 @@ __all__ = [
     "VoiceFileCorrupt",
     "audio_format",
     "available_formats",
+    "book_text",
     "captions",
     "content_type",
     "cpu_features",
@@ -110,6 +113,8 @@ __all__ = [
     "file_bytes",
     "json_lines",
     "part_codec",
+    "read_epub",
+    "read_markdown",
     "rename_voices",
     "threads_for",
     "true_or_false",

@@ -57,6 +57,18 @@ class BookLimits:
     max_file_bytes: int = 16 * 1024 * 1024  # inflated, one file read (a chapter, the OPF, the NCX)
 
 
+def book_text(chapters: list[Chapter]) -> str:
+    """The book as one text to read: each chapter's title (said, ended as a sentence) then its
+    paragraphs, chapters apart by a blank line, as the chunker splits paragraphs."""
+    said = []
+    for chapter in chapters:
+        title = chapter.title.strip()
+        if title and not title.endswith((".", "!", "?", ":", "。", "！", "？")):
+            title += "."
+        said.append("\n\n".join(part for part in (title, chapter.text.strip()) if part))
+    return "\n\n".join(part for part in said if part)
+
+
 CONTAINER = "META-INF/container.xml"
 _XML_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos"})
 _NAMED_ENTITY = re.compile(rb"&([A-Za-z_][A-Za-z0-9_.-]{0,63});")
