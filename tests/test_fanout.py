@@ -471,3 +471,32 @@ def test_a_part_whose_encoding_fails_fails_its_job_naming_why(app, s3, queues, m
     # The worker's own error, stored when it failed (an unexpected one is told as internal, with
     # the request to look up in the logs), not "stopped without an answer".
     assert error["part"] == 0 and "internal error" in error["message"] and "out of memory" not in error["message"]
+
+
+def test_a_late_second_delivery_of_a_handed_over_assembly_finds_the_claim_taken(app, s3, queues, monkeypatch):
+    # The first delivery renewed the claim and is finishing the upload; the second reads the claim
+    # only now: it must not take it over (the upload it would resume is being completed).
+    from supertonic_function import fanout
+
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)
+    drop_job(app, s3)
+    for message in receive_all(queues["parts"]):
+        app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
+    (handed,) = receive_all(queues["parts"])
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 0.0)
+    real_assemble = fanout.assemble
+    late: list[Any] = []
+    calls: list[str] = []
+
+    def first_then_late(*args: Any, **kwargs: Any) -> str:
+        calls.append("assemble")
+        if len(calls) == 1:  # while the first delivery holds the renewed claim, the second arrives
+            late.append(app.lambda_handler(sqs_event([handed], queues["parts_arn"], REGION), LambdaContext()))
+        return real_assemble(*args, **kwargs)
+
+    monkeypatch.setattr(fanout, "assemble", first_then_late)
+    assert app.lambda_handler(sqs_event([handed], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    assert late == [{"batchItemFailures": []}] and calls == ["assemble"]  # the second never assembled
+    manifest = _manifest(s3)
+    assert manifest["status"] == "done"
+    assert [k for k in _folder_objects(s3) if "/audio-" in k] == [manifest["audio"]["key"]]

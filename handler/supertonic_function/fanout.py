@@ -185,7 +185,16 @@ def joined_audio_s(service: Service, format_name: str) -> float:
 # --- the planner -------------------------------------------------------------------------------
 
 
-def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping[str, Any], call: LambdaCall, *, submitted_at: str) -> str:
+def plan(
+    service: Service,
+    prepared: Prepared,
+    keys: ResultKeys,
+    source: Mapping[str, Any],
+    call: LambdaCall,
+    *,
+    submitted_at: str,
+    chapters: list[dict[str, Any]] | None = None,
+) -> str:
     """Write the job's plan and send its parts; returns ``planned`` or ``already_planned``.
 
     The plan holds what every part needs in columns (where its text begins in ``chunks.txt``, its
@@ -228,6 +237,7 @@ def plan(service: Service, prepared: Prepared, keys: ResultKeys, source: Mapping
             "ranges": [list(r) for r in prepared.chunk_byte_ranges],  # each part's bytes of the text, for the manifest
             "precision": service.engine.precision,
             "sidecars": sidecars,
+            "chapters": chapters,  # a book's: each chapter's title and where it begins in the text
             "submitted_at": submitted_at,
             "request_id": call.request_id,
         }
@@ -476,8 +486,9 @@ def _serve_assembly(service: Service, body: Mapping[str, Any], call: LambdaCall)
     if claim is None or claim.get("token") != order.token or held.etag is None:
         return {"assembly": "claimed_elsewhere"}
     # Taken over with a compare-and-swap: of two deliveries of this message one goes on, and the
-    # claim's new age says this invocation is alive.
-    renewed = {**claim, "request_id": call.request_id, "claimed_at": results.utc_now()}
+    # claim's new age says this invocation is alive. Its token changes too, so a delivery that reads
+    # the renewed claim later cannot take it over (and resume an upload this one is finishing).
+    renewed = {**claim, "token": uuid.uuid4().hex, "request_id": call.request_id, "claimed_at": results.utc_now()}
     if not store.put_json(keys.bucket, keys.claim, renewed, if_match=held.etag):
         return {"assembly": "claimed_elsewhere"}
     return {"assembly": assemble(service, keys, str(plan_doc["format"]), options, total, call, resumed=claim)}
@@ -594,6 +605,7 @@ def assemble(
                 parts_total=total,
                 assembly_ms=assembly_ms,
                 sidecars=plan_doc.get("sidecars"),
+                chapters=plan_doc.get("chapters"),
             )
             store.publish(
                 keys.bucket,

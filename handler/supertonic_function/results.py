@@ -137,8 +137,12 @@ def done(
     parts_total: int,
     assembly_ms: float | None = None,
     sidecars: Mapping[str, str] | None = None,
+    chapters: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The manifest of a job whose audio is stored: at ``bucket``/``audio_key``, with its sidecars."""
+    """The manifest of a job whose audio is stored: at ``bucket``/``audio_key``, with its sidecars
+    and, for a book, where each chapter begins in the audio (``chapters``: title and byte offset in
+    the text, from ``chapter_marks``)."""
+    chapter_times = {"chapters": _chapter_times(chapters, summary.chunks)} if chapters else {}
     return {
         "status": "done",
         "source": None if source is None else dict(source),
@@ -147,8 +151,19 @@ def done(
         "parts_total": parts_total,
         "assembly_ms": None if assembly_ms is None else round(assembly_ms, 1),
         "sidecars": dict(sidecars or {}),
+        **chapter_times,
         **_record(submitted_at, request_id),
     }
+
+
+def _chapter_times(chapters: Sequence[Mapping[str, Any]], chunks: Sequence[ChunkEntry]) -> list[dict[str, Any]]:
+    """Each chapter's title and the second its first chunk starts (a chapter begins a chunk: chapters
+    are apart by a blank line, which the chunker never reads across)."""
+    times = []
+    for chapter in chapters:
+        first = next((c for c in chunks if c.end is not None and c.end > int(chapter["start"])), None)
+        times.append({"title": str(chapter["title"]), "start_s": None if first is None else round(first.start_s, 3)})
+    return times
 
 
 def failed(

@@ -30,7 +30,7 @@ from urllib.parse import unquote_plus
 from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord, S3Object
 
-from supertonic_engine import Prepared, book_text, read_epub, read_markdown
+from supertonic_engine import Chapter, Prepared, book_text, chapter_marks, read_epub, read_markdown
 from supertonic_engine.errors import DeadlineExceeded
 
 from . import fanout, results
@@ -144,9 +144,9 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
     with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
         audio_path = Path(scratch) / "audio"
         try:
-            prepared = _prepare(service, source)
+            prepared, chapters = _prepare(service, source)
             if fanout.fans_out(service, prepared):
-                planned = fanout.plan(service, prepared, keys, source.to_dict(), call, submitted_at=submitted_at)
+                planned = fanout.plan(service, prepared, keys, source.to_dict(), call, submitted_at=submitted_at, chapters=chapters)
                 return Outcome(bucket, key, planned, manifest_key=keys.manifest)
             fanout.check_bounds(service, prepared)
             rendered = _render(service, prepared, call, audio_path)
@@ -182,6 +182,7 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
                 submitted_at=submitted_at,
                 parts_total=1,
                 sidecars=sidecars,
+                chapters=chapters,
             ),
         )
     if not published:
@@ -235,18 +236,24 @@ def _max_bytes(service: Service, key: str) -> int:
     return service.config.max_book_bytes if key.endswith(".epub") else service.config.max_object_bytes
 
 
-def _prepare(service: Service, source: SourceObject) -> Prepared:
+def _prepare(service: Service, source: SourceObject) -> tuple[Prepared, list[dict[str, Any]] | None]:
     """The object's text and options, checked (an input fault is raised here, before any work).
-    A book (``.epub``, ``.md``) is read as its chapters' titles and text, one after another."""
+    A book (``.epub``, ``.md``) is read as its chapters' titles and text, one after another, and
+    comes with where each chapter begins (title, byte offset in that text) for its manifest."""
     store, key, most = service.store, source.key, _max_bytes(service, source.key)
+    chapters: list[Chapter] | None = None
     if key.endswith(".epub"):
         data, info = store.read_object(source.bucket, key, max_bytes=most, size=source.size, etag=source.etag)
-        text = TextObject(book_text(read_epub(data)), info)
+        chapters = read_epub(data)
+        text = TextObject(book_text(chapters), info)
     else:
         text = store.read_text(source.bucket, key, max_bytes=most, size=source.size, etag=source.etag)
         if key.endswith(".md"):
-            text = TextObject(book_text(read_markdown(text.text)), text.info)
-    return _request_from(service, text, source.metadata).prepare(service.engine)
+            chapters = read_markdown(text.text)
+            text = TextObject(book_text(chapters), text.info)
+    prepared = _request_from(service, text, source.metadata).prepare(service.engine)
+    marks = None if chapters is None else [asdict(mark) for mark in chapter_marks(chapters)]
+    return prepared, marks
 
 
 def _render(service: Service, prepared: Prepared, call: LambdaCall, audio_path: Path) -> Rendered:

@@ -57,7 +57,7 @@ from .parts import Part
 from .preparation import Prepared
 from .results import AudioChunk, ChunkTiming, SynthesisResult
 from .synthesis import Engine
-from .text.book import Chapter, book_text, read_epub, read_markdown
+from .text.book import Chapter, ChapterMark, book_text, chapter_marks, read_epub, read_markdown
 from .voice_blend import rename_voices
 
 __all__ = [
@@ -72,6 +72,7 @@ __all__ = [
     "AudioFormat",
     "AudioWriter",
     "Chapter",
+    "ChapterMark",
     "ChunkTiming",
     "Deadline",
     "DeadlineExceeded",
@@ -106,6 +107,7 @@ __all__ = [
     "available_formats",
     "book_text",
     "captions",
+    "chapter_marks",
     "content_type",
     "cpu_features",
     "cpu_quota",

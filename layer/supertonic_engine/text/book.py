@@ -57,16 +57,41 @@ class BookLimits:
     max_file_bytes: int = 16 * 1024 * 1024  # inflated, one file read (a chapter, the OPF, the NCX)
 
 
+@dataclass(frozen=True)
+class ChapterMark:
+    """Where a chapter begins in its book's text: a byte offset into the text as UTF-8, as the
+    chunks' own offsets are counted."""
+
+    title: str
+    start: int
+
+
+_CHAPTER_BREAK = "\n\n"  # a blank line: the chunker never reads across one
+
+
 def book_text(chapters: list[Chapter]) -> str:
     """The book as one text to read: each chapter's title (said, ended as a sentence) then its
     paragraphs, chapters apart by a blank line, as the chunker splits paragraphs."""
-    said = []
+    return _CHAPTER_BREAK.join(said for said in map(_said, chapters) if said)
+
+
+def chapter_marks(chapters: list[Chapter]) -> list[ChapterMark]:
+    """Where each chapter that says anything begins in ``book_text(chapters)``."""
+    marks, position = [], 0
     for chapter in chapters:
-        title = chapter.title.strip()
-        if title and not title.endswith((".", "!", "?", ":", "。", "！", "？")):
-            title += "."
-        said.append("\n\n".join(part for part in (title, chapter.text.strip()) if part))
-    return "\n\n".join(part for part in said if part)
+        said = _said(chapter)
+        if not said:
+            continue
+        marks.append(ChapterMark(chapter.title.strip(), position))
+        position += len((said + _CHAPTER_BREAK).encode("utf-8"))
+    return marks
+
+
+def _said(chapter: Chapter) -> str:
+    title = chapter.title.strip()
+    if title and not title.endswith((".", "!", "?", ":", "。", "！", "？")):
+        title += "."
+    return _CHAPTER_BREAK.join(part for part in (title, chapter.text.strip()) if part)
 
 
 CONTAINER = "META-INF/container.xml"
