@@ -378,7 +378,9 @@ def test_an_assembly_short_of_time_hands_its_upload_on_and_the_file_is_the_same(
     assert not [k for k in _folder_objects(s3) if "/parts/" in k or k.endswith(("assembly.json", "chunks.txt"))]
 
 
-def test_a_handed_over_assembly_whose_claim_changed_hands_does_nothing(app, s3, queues, monkeypatch):
+def _handed_over(app: Any, s3: Any, queues: Any, monkeypatch: Any) -> dict[str, Any]:
+    """A job whose assembly sent one part of its upload and handed the rest over: the assembly
+    message it queued (and the time left from now on plenty again)."""
     from supertonic_function import fanout
 
     monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)
@@ -386,6 +388,14 @@ def test_a_handed_over_assembly_whose_claim_changed_hands_does_nothing(app, s3, 
     for message in receive_all(queues["parts"]):
         app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
     (handed,) = receive_all(queues["parts"])
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 0.0)
+    return handed
+
+
+def test_a_handed_over_assembly_whose_claim_changed_hands_does_nothing(app, s3, queues, monkeypatch):
+    from supertonic_function import fanout
+
+    handed = _handed_over(app, s3, queues, monkeypatch)
     body = json.loads(handed["Body"])
     stale = {fanout.ASSEMBLY_MESSAGE: {**body[fanout.ASSEMBLY_MESSAGE], "token": "not-the-claim-s"}}
     forged = {fanout.ASSEMBLY_MESSAGE: {**body[fanout.ASSEMBLY_MESSAGE], "plan": "another-plan"}}
@@ -393,19 +403,12 @@ def test_a_handed_over_assembly_whose_claim_changed_hands_does_nothing(app, s3, 
         fake = {**handed, "Body": json.dumps(document)}
         assert app.lambda_handler(sqs_event([fake], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
     assert not [k for k in _folder_objects(s3) if k.endswith("manifest.json")]
-    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 0.0)
     assert app.lambda_handler(sqs_event([handed], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
     assert _manifest(s3)["status"] == "done"
 
 
 def test_an_assembly_whose_retries_are_spent_fails_its_job(app, s3, queues, monkeypatch):
-    from supertonic_function import fanout
-
-    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)
-    drop_job(app, s3)
-    for message in receive_all(queues["parts"]):
-        app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
-    (handed,) = receive_all(queues["parts"])
+    handed = _handed_over(app, s3, queues, monkeypatch)
     dead = sqs_event([handed], queues["dlq_arn"], REGION)
     assert app.lambda_handler(dead, LambdaContext()) == {"batchItemFailures": []}
     manifest = _manifest(s3)
@@ -413,14 +416,8 @@ def test_an_assembly_whose_retries_are_spent_fails_its_job(app, s3, queues, monk
 
 
 def test_two_deliveries_of_one_handed_over_assembly_give_one_file_that_exists(app, s3, queues, monkeypatch):
-    from supertonic_function import fanout
 
-    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)
-    drop_job(app, s3)
-    for message in receive_all(queues["parts"]):
-        app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
-    (handed,) = receive_all(queues["parts"])
-    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 0.0)
+    handed = _handed_over(app, s3, queues, monkeypatch)
     answers: list[Any] = []
     both = [
         threading.Thread(
@@ -478,12 +475,7 @@ def test_a_late_second_delivery_of_a_handed_over_assembly_finds_the_claim_taken(
     # only now: it must not take it over (the upload it would resume is being completed).
     from supertonic_function import fanout
 
-    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)
-    drop_job(app, s3)
-    for message in receive_all(queues["parts"]):
-        app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
-    (handed,) = receive_all(queues["parts"])
-    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 0.0)
+    handed = _handed_over(app, s3, queues, monkeypatch)
     real_assemble = fanout.assemble
     late: list[Any] = []
     calls: list[str] = []
