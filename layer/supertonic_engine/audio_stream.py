@@ -31,8 +31,12 @@ import soundfile as sf
 
 from .audio import AudioFormat, AudioWriter, audio_format
 
-# A WAV header for 16-bit mono PCM: RIFF, fmt and data chunk headers, 44 bytes as libsndfile writes it.
-_WAV_HEADER = struct.Struct("<4sI4s4sIHHIIHH4sI")
+# A WAV header for 16-bit mono PCM: RIFF, fmt and data chunk headers, 44 bytes as libsndfile writes it
+# (RF64 adds a ds64 chunk after the RIFF one, EBU Tech 3306).
+_RIFF_CHUNK = struct.Struct("<4sI4s")
+_FMT_CHUNK = struct.Struct("<4sIHHIIHH")
+_DS64_CHUNK = struct.Struct("<4sIQQQI")  # RIFF size, data size, sample count, an empty table
+_DATA_CHUNK = struct.Struct("<4sI")
 _WAV_HEADER_FIELDS = 36  # RIFF size = this + data size: everything after the RIFF size field but the data
 # A size field of all ones means "length unknown": FFmpeg's WAV muxer writes it on an unseekable
 # output (libavformat/riffenc.c, ff_start_tag: avio_wl32(pb, -1)) and its demuxer then reads the
@@ -137,7 +141,7 @@ class StreamEncoder:
         self.bytes_out = 0
         self._sink = _UnsentBytes()
         if self.format.name == "wav":
-            self._sink.write(_wav_header(sample_rate, total_frames))
+            self._sink.write(wav_header(sample_rate, total_frames))
             self._writer = AudioWriter(self._sink, _WAV_BODY, sample_rate, before_block=before_block)  # type: ignore[arg-type]
         else:
             self._writer = AudioWriter(self._sink, self.format, sample_rate, before_block=before_block)  # type: ignore[arg-type]
@@ -177,30 +181,32 @@ class StreamEncoder:
         return out
 
 
-def _wav_header(sample_rate: int, total_frames: int | None) -> bytes:
+def wav_fits_riff(total_frames: int) -> bool:
+    """Whether a RIFF WAV header's 32-bit sizes hold ``total_frames`` 16-bit samples."""
+    return _WAV_HEADER_FIELDS + 2 * total_frames < UNKNOWN_WAV_SIZE
+
+
+def wav_header(sample_rate: int, total_frames: int | None, *, rf64: bool = False) -> bytes:
+    """The header of a 16-bit mono WAV file of ``total_frames`` samples; None: of a length not known
+    yet (all-ones sizes, as a stream starts). ``rf64``: an RF64 header, whose 64-bit sizes hold any
+    length (libsndfile and ffmpeg read it); a RIFF one past its 32-bit sizes is a ``ValueError``."""
     bytes_per_frame = 2
+    fmt = _FMT_CHUNK.pack(b"fmt ", 16, 1, 1, sample_rate, sample_rate * bytes_per_frame, bytes_per_frame, 16)  # PCM, mono, 16 bits
+    if rf64:
+        if total_frames is None:
+            raise ValueError("an RF64 header holds its length")
+        data_size = total_frames * bytes_per_frame
+        riff_size = 4 + _DS64_CHUNK.size + _FMT_CHUNK.size + _DATA_CHUNK.size + data_size
+        ds64 = _DS64_CHUNK.pack(b"ds64", _DS64_CHUNK.size - 8, riff_size, data_size, total_frames, 0)
+        return _RIFF_CHUNK.pack(b"RF64", UNKNOWN_WAV_SIZE, b"WAVE") + ds64 + fmt + _DATA_CHUNK.pack(b"data", UNKNOWN_WAV_SIZE)
     if total_frames is None:
         riff_size = data_size = UNKNOWN_WAV_SIZE
     else:
+        if not wav_fits_riff(total_frames):
+            raise ValueError(f"{total_frames} frames do not fit a WAV file's 32-bit sizes")
         data_size = total_frames * bytes_per_frame
         riff_size = _WAV_HEADER_FIELDS + data_size
-        if riff_size >= UNKNOWN_WAV_SIZE:
-            raise ValueError(f"{total_frames} frames do not fit a WAV file's 32-bit sizes")
-    return _WAV_HEADER.pack(
-        b"RIFF",
-        riff_size,
-        b"WAVE",
-        b"fmt ",
-        16,  # fmt chunk size for PCM
-        1,  # PCM
-        1,  # mono
-        sample_rate,
-        sample_rate * bytes_per_frame,
-        bytes_per_frame,
-        16,  # bits per sample
-        b"data",
-        data_size,
-    )
+    return _RIFF_CHUNK.pack(b"RIFF", riff_size, b"WAVE") + fmt + _DATA_CHUNK.pack(b"data", data_size)
 
 
 def _with_flac_total_samples(head: bytes, total_frames: int) -> bytes:

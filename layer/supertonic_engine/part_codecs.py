@@ -18,21 +18,17 @@ samples and the assembly encodes them whole.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
 
 from .audio import AudioFormat, Resampler, audio_format, to_pcm16
+from .audio_stream import wav_fits_riff, wav_header
 from .part_codec_flac import FlacParts
 from .part_codec_mp3 import Mp3Parts
 from .part_codec_ogg import OggOpusParts
 from .part_span import PartSpan, checked
-
-# RIFF's sizes are 32-bit: past this a WAV file is written as RF64 (EBU Tech 3306), which
-# libsndfile and ffmpeg read.
-WAV_MAX_DATA_BYTES = 0xFFFFFFFF - 36
 
 
 class PartCodec(Protocol):
@@ -67,7 +63,8 @@ class _Pcm16:
     def head(self, total_frames: int, sample_rate: int, part_bytes: Sequence[int]) -> bytes:
         if self.format.name != "wav":
             return b""
-        return wav_header(sample_rate, sum(part_bytes) // 2)
+        frames = sum(part_bytes) // 2
+        return wav_header(sample_rate, frames, rf64=not wav_fits_riff(frames))  # RF64 past RIFF's 4 GiB
 
     def tail(self, total_frames: int, sample_rate: int, part_bytes: Sequence[int]) -> bytes:
         return b""
@@ -82,25 +79,6 @@ def _resampled_part(samples: np.ndarray, span: PartSpan, rate: int) -> np.ndarra
     return resampler.outputs_between(
         samples, span.start, resampler.output_at(span.seam), resampler.output_at(span.next_seam, end=span.last)
     )
-
-
-_FMT = struct.Struct("<4sIHHIIHH")  # the fmt chunk of 16-bit mono PCM
-_WAV_FMT_BYTES = 4 + _FMT.size  # "WAVE" and the fmt chunk
-
-
-def wav_header(sample_rate: int, frames: int, *, rf64: bool | None = None) -> bytes:
-    """A 16-bit mono WAV header for ``frames`` samples; RF64 when RIFF's 32-bit sizes cannot hold
-    them (``rf64`` forces either)."""
-    data = 2 * frames
-    fmt = _FMT.pack(b"fmt ", 16, 1, 1, sample_rate, 2 * sample_rate, 2, 16)
-    if not (data > WAV_MAX_DATA_BYTES if rf64 is None else rf64):
-        return struct.pack("<4sI4s", b"RIFF", _WAV_FMT_BYTES + 8 + data, b"WAVE") + fmt + struct.pack("<4sI", b"data", data)
-    # EBU Tech 3306 (RF64): 0xFFFFFFFF in the 32-bit sizes, the real ones in a ds64 chunk (RIFF
-    # size, data size, sample count, an empty table) before the fmt chunk.
-    ds64 = struct.pack("<4sIQQQI", b"ds64", 28, 0, data, frames, 0)
-    riff = 4 + len(ds64) + _FMT.size + 8 + data
-    ds64 = struct.pack("<4sIQQQI", b"ds64", 28, riff, data, frames, 0)
-    return struct.pack("<4sI4s", b"RF64", 0xFFFFFFFF, b"WAVE") + ds64 + fmt + struct.pack("<4sI", b"data", 0xFFFFFFFF)
 
 
 # The formats whose parts join by copying bytes; Ogg Vorbis is not one (part_codec_ogg.py says why).
