@@ -561,7 +561,6 @@ def assemble(
         before_ms = float(resumed.get("assembly_ms") or 0.0) if resumed else 0.0
         audio_key = str(resumed["audio_key"]) if resumed else keys.audio(fmt.extension, request_id)
         with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
-            audio: Path | JoinedObject | None
             if plan_doc.get("joined"):
                 made, joined = _joined(service, keys, plan_doc, total)
                 progress = JoinedProgress.from_json(resumed["upload"]) if resumed else None
@@ -576,10 +575,8 @@ def assemble(
                 if left is not None:
                     _park(service, keys, plan_doc, audio_key, left, before_ms + (time.perf_counter() - started) * 1000.0, request_id)
                     return "parked"
-                audio = None  # stored at audio_key
             else:
                 made = _encoded_whole(service, keys, plan_doc, options, total, fmt, Path(scratch) / f"audio.{fmt.extension}")
-                audio = made.audio
             assembly_ms = before_ms + (time.perf_counter() - started) * 1000.0
             summary = AudioSummary(
                 format=fmt.name,
@@ -610,7 +607,7 @@ def assemble(
             store.publish(
                 keys.bucket,
                 audio_key=audio_key,
-                audio=audio,
+                audio=made.audio,
                 content_type=summary.content_type,
                 manifest_key=keys.manifest,
                 manifest=manifest,
@@ -626,7 +623,7 @@ def assemble(
 
 @dataclass(frozen=True)
 class _Assembled:
-    audio: Path | JoinedObject
+    audio: Path | None  # None: joined in S3 at the audio key already
     size_bytes: int
     frames: int  # at the engine's rate
     chunks: list[ChunkEntry]
@@ -661,7 +658,7 @@ def _joined(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], tot
         for s, ms in zip(spans, part_ms, strict=True)
     ]
     synth_ms = None if None in part_ms else sum(ms for ms in part_ms if ms is not None)
-    return _Assembled(joined, joined.size, frames, chunks, synth_ms), joined
+    return _Assembled(None, joined.size, frames, chunks, synth_ms), joined
 
 
 def _encoded_whole(

@@ -403,16 +403,10 @@ class ObjectStore:
 
     def list_keys(self, bucket: str, prefix: str) -> list[str]:
         """Every key under ``prefix``, in key order."""
-        keys: list[str] = []
-        try:
-            for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
-                keys.extend(item["Key"] for item in page.get("Contents", ()))
-        except (BotoCoreError, ClientError) as error:
-            raise classify(error, f"LIST s3://{bucket}/{prefix}") from error
-        return keys
+        return list(self.list_sizes(bucket, prefix))
 
     def list_sizes(self, bucket: str, prefix: str) -> dict[str, int]:
-        """Every key under ``prefix`` with its size in bytes."""
+        """Every key under ``prefix`` with its size in bytes, in key order (as S3 lists them)."""
         sizes: dict[str, int] = {}
         try:
             for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
@@ -571,7 +565,7 @@ class ObjectStore:
         bucket: str,
         *,
         audio_key: str,
-        audio: bytes | Path | JoinedObject | None,
+        audio: bytes | Path | None,
         content_type: str,
         manifest_key: str,
         manifest: Mapping[str, Any],
@@ -589,8 +583,6 @@ class ObjectStore:
         """
         if isinstance(audio, Path):
             self.put_file(bucket, audio_key, audio, content_type=content_type)
-        elif isinstance(audio, JoinedObject):
-            self.put_joined(bucket, audio_key, audio, content_type=content_type)
         elif audio is not None:  # None: stored at audio_key already (a joined upload finished over several invocations)
             self.put(bucket, audio_key, audio, content_type=content_type)
         try:
