@@ -7,11 +7,23 @@ that is made from it run under one ``Deadline``, the request's: a long text's ca
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from supertonic_engine import CAPTION_TYPES, MARKS_CONTENT_TYPE, Deadline, Engine, Prepared, SpeechMark, captions, json_lines
+from supertonic_engine import (
+    CAPTION_TYPES,
+    MARKS_CONTENT_TYPE,
+    Deadline,
+    Engine,
+    Extras,
+    Prepared,
+    SpeechMark,
+    captions,
+    chapter_start_frames,
+    json_lines,
+    marks_in_chapter,
+)
 
 from .layout import ResultKeys
 from .rendering import ignored_header
@@ -49,27 +61,63 @@ def describe(engine: Engine, prepared: Prepared, answer: str, *, budget_s: float
     return Described(fmt, captions(marks, fmt, deadline=deadline), CAPTION_TYPES[fmt], engine.model_kind, marks, ignored_header(prepared))
 
 
+@dataclass(frozen=True)
+class Sidecars:
+    """The sidecars an S3 job stored, name -> key: the book's (or the text's), and each chapter's."""
+
+    book: dict[str, str] = field(default_factory=dict)
+    chapters: list[dict[str, str]] = field(default_factory=list)
+
+
 def store_sidecars(
-    service: Service, prepared: Prepared, keys: ResultKeys, *, budget: Callable[[], float | Deadline | None]
-) -> dict[str, str]:
+    service: Service,
+    prepared: Prepared,
+    keys: ResultKeys,
+    *,
+    budget: Callable[[], float | Deadline | None],
+    chapters: Sequence[range] = (),
+) -> Sidecars:
     """Write what an S3 job asked for beside its audio (``marks.jsonl``, ``captions.srt``/``.vtt``)
     before the manifest says done, all of it made within the time ``budget`` gives, read just before
-    (a job without sidecars reads nothing); returns name -> key for the manifest."""
+    (a job without sidecars reads nothing). A book's ``chapters`` (each one's chunks,
+    ``chapter_chunks``) get theirs too, in their folders, timed on their own files' clocks."""
     if not prepared.extras:
-        return {}
+        return Sidecars()
     engine, extras, deadline = service.engine, prepared.extras, Deadline.of(budget())
     # One duration-predictor pass and one set of marks for every sidecar (captions cost one pass over them).
     kinds = ("sentence", "word") if extras.captions else extras.marks
-    every = engine.marks(prepared, kinds, deadline=deadline)
+    timeline = engine.timeline(prepared, deadline=deadline)
+    every = engine.marks(prepared, kinds, timeline=timeline, deadline=deadline)
+    book = _stored(service, keys.bucket, keys.folder, _sidecar_files(every, extras, deadline))
+    rate = engine.sample_rate
+    starts = chapter_start_frames(chapters, [round(t.start_s * rate) for t in timeline])
+    heard = [start for start in starts if start is not None]
+    per_chapter: list[dict[str, str]] = []
+    for number, start in enumerate(starts):
+        if start is None:
+            per_chapter.append({})
+            continue
+        following = next((s for s in heard if s > start), None)
+        marks = marks_in_chapter(every, start / rate, None if following is None else following / rate)
+        per_chapter.append(_stored(service, keys.bucket, keys.chapter_folder(number), _sidecar_files(marks, extras, deadline)))
+    return Sidecars(book, per_chapter)
+
+
+def _sidecar_files(marks: list[SpeechMark], extras: Extras, deadline: Deadline) -> dict[str, tuple[str, str]]:
+    """name -> (body, content type) of each sidecar ``extras`` asks for, made from ``marks``."""
     files: dict[str, tuple[str, str]] = {}
     if extras.marks:
         deadline.check()
-        files["marks.jsonl"] = (json_lines([m for m in every if m.type in extras.marks]), MARKS_CONTENT_TYPE)
+        files["marks.jsonl"] = (json_lines([m for m in marks if m.type in extras.marks]), MARKS_CONTENT_TYPE)
     for fmt in extras.captions:
-        files[f"captions.{fmt}"] = (captions(every, fmt, deadline=deadline), CAPTION_TYPES[fmt])
+        files[f"captions.{fmt}"] = (captions(marks, fmt, deadline=deadline), CAPTION_TYPES[fmt])
+    return files
+
+
+def _stored(service: Service, bucket: str, folder: str, files: dict[str, tuple[str, str]]) -> dict[str, str]:
     written = {}
     for name, (body, content_type) in files.items():
-        key = keys.folder + name
-        service.store.put(keys.bucket, key, body.encode("utf-8"), content_type=content_type)
+        key = folder + name
+        service.store.put(bucket, key, body.encode("utf-8"), content_type=content_type)
         written[name] = key
     return written

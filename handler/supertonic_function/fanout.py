@@ -44,10 +44,12 @@ from supertonic_engine import (
     JOINABLE_FORMATS,
     AudioFormat,
     AudioWriter,
+    ChapterMark,
     Part,
     Prepared,
     SynthesisOptions,
     audio_format,
+    chapter_chunks,
     content_type,
     part_codec,
 )
@@ -58,7 +60,7 @@ from .described import store_sidecars
 from .errors import JobTooLarge, PartMessageRefused, PartsQueueUnusable
 from .invocation import LambdaCall
 from .layout import MAX_KEY_BYTES, ResultKeys
-from .results import AudioSummary, ChunkEntry
+from .results import AudioSummary, ChapterFile, ChunkEntry
 from .service import Service
 from .storage import MULTIPART_MAX_PARTS, MULTIPART_MIN_PART_BYTES, JoinedObject, JoinedProgress, StoredPiece
 from .telemetry import logger
@@ -116,24 +118,25 @@ def fans_out(service: Service, prepared: Prepared) -> bool:
     return queue is not None and len(prepared.chunks) > 1 and sum(map(len, prepared.chunks)) >= threshold
 
 
-def tmp_audio_s(service: Service, format_name: str) -> float:
+def tmp_audio_s(service: Service, format_name: str, *, chapters: bool = False) -> float:
     """The most seconds of audio a job may make in ``fmt``: every job's file is encoded into /tmp
     before its upload (in one invocation, or by the assembly of its parts), at most at the format's
-    largest bitrate; a WAV file also within its 32-bit sizes."""
+    largest bitrate; a WAV file also within its 32-bit sizes. A book's ``chapters`` are files
+    of their own beside it there: the same audio twice."""
     fmt = audio_format(format_name)
-    capacity = service.config.ephemeral_storage_mb * 2**20
+    capacity = service.config.ephemeral_storage_mb * 2**20 / (2 if chapters else 1)
     if fmt.name == "wav":
         capacity = min(capacity, WAV_MAX_BYTES)
     return capacity / fmt.max_bytes_per_s(service.engine.sample_rate)
 
 
-def check_bounds(service: Service, prepared: Prepared, *, speech_s: float = 0.0) -> None:
+def check_bounds(service: Service, prepared: Prepared, *, speech_s: float = 0.0, chapters: bool = False) -> None:
     """Refuse, before any part is sent, a job that could not finish: more than ``MAX_PARTS`` parts;
     a file joined from parts past what one S3 object holds; a file encoded whole past what /tmp
     holds (``tmp_audio_s``) or whose encoding would not fit the assembly's invocation. Before
     synthesis the audio is its silence alone (SSML breaks), known from the text; the planner adds
     the forecast speech (a job made in one invocation has the engine check its forecast against
-    ``tmp_audio_s``)."""
+    ``tmp_audio_s``). A book's ``chapters`` are its audio again: in /tmp, and encoded again."""
     parts = len(prepared.chunks)
     fanned = fans_out(service, prepared)
     if parts > MAX_PARTS and fanned:
@@ -152,7 +155,7 @@ def check_bounds(service: Service, prepared: Prepared, *, speech_s: float = 0.0)
                 "several jobs, or ask for a compressed format"
             )
         return
-    most_s = tmp_audio_s(service, fmt.name)
+    most_s = tmp_audio_s(service, fmt.name, chapters=chapters)
     if audio_s > most_s:
         raise JobTooLarge(
             f"the job's audio is about {audio_s:,.0f} s, more than the {most_s:,.0f} s of {fmt.name} the function's "
@@ -161,7 +164,7 @@ def check_bounds(service: Service, prepared: Prepared, *, speech_s: float = 0.0)
         )
     timeout_s = service.config.function_timeout_s
     if fanned and timeout_s:
-        encode_s = audio_s * ENCODE_MS_PER_AUDIO_S.get(fmt.name, max(ENCODE_MS_PER_AUDIO_S.values())) / 1000.0
+        encode_s = (2 if chapters else 1) * audio_s * ENCODE_MS_PER_AUDIO_S.get(fmt.name, max(ENCODE_MS_PER_AUDIO_S.values())) / 1000.0
         if encode_s > ENCODE_SHARE_OF_TIMEOUT * timeout_s:
             why = (
                 "trimmed silence makes its parts' lengths unknown before they are made"
@@ -193,7 +196,7 @@ def plan(
     call: LambdaCall,
     *,
     submitted_at: str,
-    chapters: list[dict[str, Any]] | None = None,
+    chapters: list[ChapterMark] | None = None,
 ) -> str:
     """Write the job's plan and send its parts; returns ``planned`` or ``already_planned``.
 
@@ -210,11 +213,13 @@ def plan(
         return "already_planned"
     document = store.get_json(keys.bucket, keys.plan)
     if document is None:
-        check_bounds(service, prepared)  # before the duration predictor runs once per part
+        check_bounds(service, prepared, chapters=bool(chapters))  # before the duration predictor runs once per part
         parts = service.engine.parts(prepared, deadline=call.seconds_left())
         speech_s = sum(p.speech_s for p in parts)
-        check_bounds(service, prepared, speech_s=speech_s)
-        sidecars = store_sidecars(service, prepared, keys, budget=call.synthesis_budget_s)  # from the durations: ready before any part is
+        check_bounds(service, prepared, speech_s=speech_s, chapters=bool(chapters))
+        runs = chapter_chunks(chapters, prepared.chunk_byte_ranges) if chapters else []
+        # from the durations: ready before any part is
+        sidecars = store_sidecars(service, prepared, keys, budget=call.synthesis_budget_s, chapters=runs)
         texts = [part.text.encode("utf-8") for part in parts]
         store.put(keys.bucket, keys.chunks, b"".join(texts), content_type="text/plain; charset=utf-8")
         document = {
@@ -236,8 +241,10 @@ def plan(
             "tail_s": prepared.tail_s,  # and after the last one
             "ranges": [list(r) for r in prepared.chunk_byte_ranges],  # each part's bytes of the text, for the manifest
             "precision": service.engine.precision,
-            "sidecars": sidecars,
-            "chapters": chapters,  # a book's: each chapter's title and where it begins in the text
+            "sidecars": sidecars.book,
+            # a book's: each chapter's title, where it begins in the text, and its sidecars
+            "chapters": None if not chapters else [asdict(chapter) for chapter in chapters],
+            "chapter_sidecars": sidecars.chapters,
             "submitted_at": submitted_at,
             "request_id": call.request_id,
         }
@@ -602,7 +609,7 @@ def assemble(
                 parts_total=total,
                 assembly_ms=assembly_ms,
                 sidecars=plan_doc.get("sidecars"),
-                chapters=plan_doc.get("chapters"),
+                chapters=_chapter_files(plan_doc, made.chunks),
             )
             store.publish(
                 keys.bucket,
@@ -619,6 +626,26 @@ def assemble(
     _tidy(service, keys)
     logger.info("job assembled", extra={"parts": total, "duration_s": manifest["duration_s"], "assembly_ms": manifest["assembly_ms"]})
     return "done"
+
+
+def _chapter_files(plan_doc: Mapping[str, Any], chunks: list[ChunkEntry]) -> list[ChapterFile] | None:
+    """Each chapter of a book: its title and where it is first heard."""
+    marks = [ChapterMark(str(c["title"]), int(c["start"])) for c in plan_doc.get("chapters") or []]
+    if not marks:
+        return None
+    runs = chapter_chunks(marks, [(c.start or 0, c.end or 0) for c in chunks])
+    sidecars = plan_doc.get("chapter_sidecars") or []
+    return [
+        ChapterFile(
+            mark.title,
+            None if not run else 0.0 if number == 0 else chunks[run.start].start_s,
+            None,
+            None,
+            None,
+            sidecars[number] if number < len(sidecars) else {},
+        )
+        for number, (mark, run) in enumerate(zip(marks, runs, strict=True))
+    ]
 
 
 @dataclass(frozen=True)

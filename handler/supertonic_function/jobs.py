@@ -85,13 +85,29 @@ def status(service: Service, job_id: str) -> dict[str, Any]:
     audio = _link(service, keys.bucket, manifest["audio"]["key"])
     if audio is None:
         return _expired(service, job_id, "its audio")
-    sidecars = {}
-    for name, key in (manifest.get("sidecars") or {}).items():
-        sidecar = _link(service, keys.bucket, key)
-        if sidecar is None:
-            return _expired(service, job_id, f"its {name}")
-        sidecars[name] = sidecar
-    return {"job_id": job_id, **results.public(manifest, sidecars), "audio_url": audio.url, "expires_in_s": audio.expires_s}
+    sidecars = _links(service, keys.bucket, manifest.get("sidecars") or {})
+    if isinstance(sidecars, str):
+        return _expired(service, job_id, f"its {sidecars}")
+    chapters = []
+    for number, chapter in enumerate(manifest.get("chapters") or [], 1):
+        chapter_audio = _link(service, keys.bucket, chapter["audio"]["key"]) if chapter.get("audio") else None
+        chapter_sidecars = _links(service, keys.bucket, chapter.get("sidecars") or {})
+        if (chapter.get("audio") and chapter_audio is None) or isinstance(chapter_sidecars, str):
+            return _expired(service, job_id, f"chapter {number}'s {chapter_sidecars if isinstance(chapter_sidecars, str) else 'audio'}")
+        chapters.append(results.ChapterLinks(chapter_audio, chapter_sidecars))
+    document = results.public(manifest, sidecars, chapters)
+    return {"job_id": job_id, **document, "audio_url": audio.url, "expires_in_s": audio.expires_s}
+
+
+def _links(service: Service, bucket: str, keys: dict[str, str]) -> dict[str, results.FileLink] | str:
+    """A fresh link to each of ``keys`` (name -> key), or the name of the first one gone."""
+    links = {}
+    for name, key in keys.items():
+        link = _link(service, bucket, key)
+        if link is None:
+            return name
+        links[name] = link
+    return links
 
 
 def _link(service: Service, bucket: str, key: str) -> results.FileLink | None:

@@ -4,6 +4,7 @@
     s3://<input bucket>/<input prefix>jobs/<job id>.json         a job stored by POST /v1/jobs
     s3://<results bucket>/<output prefix>results/<name>.txt/<revision>[-<options>]/audio-<request id>.<ext>
     s3://<results bucket>/<output prefix>results/<name>.txt/<revision>[-<options>]/manifest.json
+    s3://<results bucket>/<output prefix>results/<name>.epub/<revision>/chapters/0001/audio-<request id>.<ext>
     s3://<results bucket>/<output prefix>responses/<request id>.<ext>   audio too large to return inline
 
 The result folder is named after what decides the result: the source key, its revision (version
@@ -36,8 +37,8 @@ JOB_ID = re.compile(r"^[0-9a-f]{32}$")
 MANIFEST_NAME = "manifest.json"
 # https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-keys.html: at most 1,024 bytes of UTF-8.
 MAX_KEY_BYTES = 1024
-# Room kept after a result folder for the longest name in it: "audio-" + a request id (a UUID,
-# 36 characters, in Lambda and the emulator) + "." + an extension, with some to spare.
+# Room kept after a result folder for the longest name in it: a chapter's audio, "chapters/0001/"
+# + "audio-" + a request id (a UUID, 36 characters, in Lambda and the emulator) + "." + an extension.
 LEAF_BYTES = 64
 DIGEST_CHARS = 16
 
@@ -97,10 +98,14 @@ class ResultKeys:
 
     def audio(self, extension: str, request_id: str) -> str:
         """The audio of the delivery ``request_id``: its own key, so a concurrent one cannot overwrite it."""
-        key = f"{self.folder}audio-{request_id}.{extension}"
-        if len(key.encode("utf-8")) > MAX_KEY_BYTES:  # a request id far longer than Lambda's
-            key = f"{self.folder}audio-{_digest(request_id)}.{extension}"
-        return key
+        return _audio_key(self.folder, extension, request_id)
+
+    # A book's chapters each have a folder of their own: their audio and sidecars, numbered from 1.
+    def chapter_folder(self, number: int) -> str:
+        return f"{self.folder}chapters/{number + 1:04d}/"
+
+    def chapter_audio(self, number: int, extension: str, request_id: str) -> str:
+        return _audio_key(self.chapter_folder(number), extension, request_id)
 
 
 class Layout:
@@ -135,6 +140,13 @@ class Layout:
 
     def response_key(self, request_id: str, extension: str) -> str:
         return f"{self.config.responses_prefix}{request_id}.{extension}"
+
+
+def _audio_key(folder: str, extension: str, request_id: str) -> str:
+    key = f"{folder}audio-{request_id}.{extension}"
+    if len(key.encode("utf-8")) > MAX_KEY_BYTES:  # a request id far longer than Lambda's
+        key = f"{folder}audio-{_digest(request_id)}.{extension}"
+    return key
 
 
 def _digest(text: str) -> str:

@@ -12,11 +12,12 @@ forecast. The margin covers the fixed rest: closing the file, building the respo
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import quote
 
-from supertonic_engine import AudioWriter, Deadline, Engine, Prepared, SynthesisResult, content_type
+from supertonic_engine import AudioWriter, ChapterSplitter, Deadline, Engine, Prepared, SynthesisResult, content_type
 from supertonic_engine.errors import NoTimeToStart
 
 from .results import AudioSummary, ChunkEntry
@@ -41,6 +42,7 @@ class Rendered:
     extension: str
     sample_rate: int  # of the encoded file (Opus is always 48 kHz)
     encode_ms: float
+    chapters: list[ChapterAudio] = field(default_factory=list)  # a book's, when asked for
 
     def summary(self, *, with_text: bool) -> AudioSummary:
         """What every document says of this audio; ``with_text``: each chunk with what the model
@@ -99,6 +101,18 @@ def described_headers(sample_rate: int, chunks: int, model_kind: str, precision:
     }
 
 
+@dataclass(frozen=True)
+class ChapterAudio:
+    """A chapter's own file, cut from the book's audio as it was made (``ChapterSplitter``)."""
+
+    path: Path | None  # None: the chapter reads nothing aloud, so it has no file
+    frames: int  # at the engine's rate
+
+    @property
+    def size_bytes(self) -> int | None:
+        return None if self.path is None else self.path.stat().st_size
+
+
 def render(
     engine: Engine,
     request: Prepared,
@@ -107,23 +121,37 @@ def render(
     source: str,
     into: Path | None = None,
     upload_bytes_per_s: float | None = None,
+    chapters: Sequence[range] = (),
 ) -> Rendered:
     """Synthesize and encode within ``budget_s``, chunk by chunk: into the file ``into`` (for long
     texts: memory stays flat), else into bytes. ``upload_bytes_per_s``: the budget also covers
-    uploading that file at this rate (synthesis stops early enough for it)."""
+    uploading that file at this rate (synthesis stops early enough for it). ``chapters`` (each
+    one's chunks, ``chapter_chunks``; with ``into`` only): each chapter is also encoded into a file
+    of its own beside ``into`` as it is made, and uploaded too."""
     if budget_s is not None and budget_s <= 0:
         raise NoTimeToStart(budget_s, 0.0, "delivering the answer")
+    if chapters and into is None:
+        raise ValueError("chapter files are written beside a file: pass into")
     fmt = request.format
-    delivery = fmt.max_bytes_per_s(engine.sample_rate) / DELIVERY_BYTES_PER_S
+    copies = 2 if chapters else 1  # the chapter files hold the book's audio again
+    delivery = copies * fmt.max_bytes_per_s(engine.sample_rate) / DELIVERY_BYTES_PER_S
     request = replace(request, limits=replace(request.limits, after_s_per_audio_s=delivery))
     target = io.BytesIO() if into is None else into
+    paths: dict[int, Path] = {}
     with AudioWriter(target, fmt, engine.sample_rate) as writer:
         # Shipping what is written so far is kept back from the deadline, so synthesis and the
         # upload together fit in the budget; the writer checks the same deadline before each block.
-        shipping = (lambda: writer.bytes_written / upload_bytes_per_s) if upload_bytes_per_s else None
+        shipping = (lambda: copies * writer.bytes_written / upload_bytes_per_s) if upload_bytes_per_s else None
         deadline = Deadline(budget_s, hold_back_s=shipping)
         writer.before_block = deadline.check
-        result = engine.synthesize(request, deadline=deadline, into=writer)
+
+        def open_chapter(number: int) -> AudioWriter:
+            paths[number] = Path(f"{into}-chapter-{number + 1:04d}")
+            return AudioWriter(paths[number], fmt, engine.sample_rate, before_block=deadline.check)
+
+        leads = [engine.frames(pause) for pause in request.pauses]
+        with ChapterSplitter(writer, chapters, leads, open_chapter) as splitter:
+            result = engine.synthesize(request, deadline=deadline, into=splitter if chapters else writer)
     audio: bytes | None
     if isinstance(target, io.BytesIO):
         audio = target.getvalue()
@@ -148,4 +176,5 @@ def render(
         extension=fmt.extension,
         sample_rate=fmt.sample_rate or result.sample_rate,
         encode_ms=result.encode_ms,
+        chapters=[ChapterAudio(paths.get(number), frames) for number, frames in enumerate(splitter.frames)],
     )

@@ -126,6 +126,33 @@ class AudioSummary:
         }
 
 
+@dataclass(frozen=True)
+class ChapterFile:
+    """A chapter of a book as its manifest lists it: its title, where its file begins in the book's
+    audio (``supertonic_engine.chapter_files``: where the chapter is first heard) and that file."""
+
+    title: str
+    start_s: float | None  # None: nothing of it is read aloud, so it has no file
+    duration_s: float | None
+    audio_key: str | None
+    size_bytes: int | None
+    sidecars: Mapping[str, str]  # name -> key, as the book's
+
+    def to_json(self, bucket: str, content_type: str) -> dict[str, Any]:
+        audio = (
+            None
+            if self.audio_key is None
+            else {"bucket": bucket, "key": self.audio_key, "content_type": content_type, "bytes": self.size_bytes}
+        )
+        return {
+            "title": self.title,
+            "start_s": None if self.start_s is None else round(self.start_s, 3),
+            "duration_s": None if self.duration_s is None else round(self.duration_s, 3),
+            "audio": audio,
+            "sidecars": dict(self.sidecars),
+        }
+
+
 def done(
     summary: AudioSummary,
     *,
@@ -137,12 +164,11 @@ def done(
     parts_total: int,
     assembly_ms: float | None = None,
     sidecars: Mapping[str, str] | None = None,
-    chapters: Sequence[Mapping[str, Any]] | None = None,
+    chapters: Sequence[ChapterFile] | None = None,
 ) -> dict[str, Any]:
     """The manifest of a job whose audio is stored: at ``bucket``/``audio_key``, with its sidecars
-    and, for a book, where each chapter begins in the audio (``chapters``: title and byte offset in
-    the text, from ``chapter_marks``)."""
-    chapter_times = {"chapters": _chapter_times(chapters, summary.chunks)} if chapters else {}
+    and, for a book, each chapter's own file and sidecars and where it begins in the book."""
+    chapter_files = {"chapters": [chapter.to_json(bucket, summary.content_type) for chapter in chapters]} if chapters else {}
     return {
         "status": "done",
         "source": None if source is None else dict(source),
@@ -151,19 +177,9 @@ def done(
         "parts_total": parts_total,
         "assembly_ms": None if assembly_ms is None else round(assembly_ms, 1),
         "sidecars": dict(sidecars or {}),
-        **chapter_times,
+        **chapter_files,
         **_record(submitted_at, request_id),
     }
-
-
-def _chapter_times(chapters: Sequence[Mapping[str, Any]], chunks: Sequence[ChunkEntry]) -> list[dict[str, Any]]:
-    """Each chapter's title and the second its first chunk starts (a chapter begins a chunk: chapters
-    are apart by a blank line, which the chunker never reads across)."""
-    times = []
-    for chapter in chapters:
-        first = next((c for c in chunks if c.end is not None and c.end > int(chapter["start"])), None)
-        times.append({"title": str(chapter["title"]), "start_s": None if first is None else round(first.start_s, 3)})
-    return times
 
 
 def failed(
@@ -227,16 +243,46 @@ class FileLink:
         return {"url": self.url, "content_type": self.content_type, "bytes": self.size_bytes, "expires_in_s": self.expires_s}
 
 
-def public(manifest: Mapping[str, Any], sidecars: Mapping[str, FileLink] | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ChapterLinks:
+    """A done book's chapter as its caller gets it: links to its audio and to each of its sidecars."""
+
+    audio: FileLink | None
+    sidecars: Mapping[str, FileLink]
+
+
+def public(
+    manifest: Mapping[str, Any], sidecars: Mapping[str, FileLink] | None = None, chapters: Sequence[ChapterLinks] | None = None
+) -> dict[str, Any]:
     """A manifest as a job's caller sees it: without where things are stored. Buckets (their names
     hold the account id), keys, ETags and version ids are the operator's; a caller has the job id
-    and the links. A done manifest's sidecars (name -> key) become ``sidecars``' links, by name."""
+    and the links. A done manifest's sidecars (name -> key) become ``sidecars``' links, by name,
+    and a book's chapters their ``chapters``' links, in order."""
     document = {name: value for name, value in manifest.items() if name != "source"}
     if isinstance(document.get("audio"), dict):
-        document["audio"] = {name: document["audio"][name] for name in ("content_type", "bytes") if name in document["audio"]}
+        document["audio"] = _unstored(document["audio"])
     if "sidecars" in document:
         document["sidecars"] = {name: link.to_json() for name, link in (sidecars or {}).items()}
+    if isinstance(document.get("chapters"), list):
+        links = list(chapters or [])
+        document["chapters"] = [
+            _public_chapter(entry, links[n] if n < len(links) else None) for n, entry in enumerate(document["chapters"])
+        ]
     return document
+
+
+def _unstored(audio: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: audio[name] for name in ("content_type", "bytes") if name in audio}
+
+
+def _public_chapter(entry: Mapping[str, Any], links: ChapterLinks | None) -> dict[str, Any]:
+    audio = links.audio if links is not None else None
+    return {
+        **entry,
+        "audio": _unstored(entry["audio"]) if isinstance(entry.get("audio"), dict) else None,
+        "audio_url": None if audio is None else audio.url,
+        "sidecars": {name: link.to_json() for name, link in (links.sidecars if links is not None else {}).items()},
+    }
 
 
 def utc_now() -> str:

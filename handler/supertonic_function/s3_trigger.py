@@ -30,11 +30,11 @@ from urllib.parse import unquote_plus
 from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord, S3Object
 
-from supertonic_engine import Chapter, Prepared, book_text, chapter_marks, read_epub, read_markdown
+from supertonic_engine import Chapter, ChapterMark, Prepared, book_text, chapter_chunks, chapter_marks, read_epub, read_markdown
 from supertonic_engine.errors import DeadlineExceeded
 
 from . import fanout, results
-from .described import store_sidecars
+from .described import Sidecars, store_sidecars
 from .errors import PartsQueueUnusable, RecordsLeft, is_input_fault, log_error
 from .invocation import LambdaCall
 from .layout import KeyKind, ResultKeys, revision
@@ -148,9 +148,10 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
             if fanout.fans_out(service, prepared):
                 planned = fanout.plan(service, prepared, keys, source.to_dict(), call, submitted_at=submitted_at, chapters=chapters)
                 return Outcome(bucket, key, planned, manifest_key=keys.manifest)
-            fanout.check_bounds(service, prepared)
-            rendered = _render(service, prepared, call, audio_path)
-            sidecars = store_sidecars(service, prepared, keys, budget=call.synthesis_budget_s)
+            fanout.check_bounds(service, prepared, chapters=bool(chapters))
+            runs = chapter_chunks(chapters, prepared.chunk_byte_ranges) if chapters else []
+            rendered = _render(service, prepared, call, audio_path, runs)
+            sidecars = store_sidecars(service, prepared, keys, budget=call.synthesis_budget_s, chapters=runs)
         except (ObjectMissing, ObjectChanged) as error:
             # Deleted or overwritten since the event: the newer event (if any) covers the new bytes.
             return _skip(bucket, key, error.code)
@@ -167,11 +168,13 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
                 raise
             return _fail(service, source, keys, error, call.request_id, submitted_at)
         audio_key = keys.audio(rendered.extension, call.request_id)
+        chapter_keys = [keys.chapter_audio(number, rendered.extension, call.request_id) for number in range(len(rendered.chapters))]
         published = service.store.publish(
             keys.bucket,
             audio_key=audio_key,
             audio=audio_path,
             content_type=rendered.content_type,
+            chapters={key: chapter.path for key, chapter in zip(chapter_keys, rendered.chapters, strict=True) if chapter.path is not None},
             manifest_key=keys.manifest,
             manifest=results.done(
                 rendered.summary(with_text=False),
@@ -181,8 +184,8 @@ def render_record(service: Service, record: S3EventRecord, call: LambdaCall) -> 
                 request_id=call.request_id,
                 submitted_at=submitted_at,
                 parts_total=1,
-                sidecars=sidecars,
-                chapters=chapters,
+                sidecars=sidecars.book,
+                chapters=_chapter_files(service, chapters or [], rendered, chapter_keys, sidecars),
             ),
         )
     if not published:
@@ -236,10 +239,10 @@ def _max_bytes(service: Service, key: str) -> int:
     return service.config.max_book_bytes if key.endswith(".epub") else service.config.max_object_bytes
 
 
-def _prepare(service: Service, source: SourceObject) -> tuple[Prepared, list[dict[str, Any]] | None]:
+def _prepare(service: Service, source: SourceObject) -> tuple[Prepared, list[ChapterMark] | None]:
     """The object's text and options, checked (an input fault is raised here, before any work).
     A book (``.epub``, ``.md``) is read as its chapters' titles and text, one after another, and
-    comes with where each chapter begins (title, byte offset in that text) for its manifest."""
+    comes with where each chapter begins (title, byte offset in that text): each gets a file."""
     store, key, most = service.store, source.key, _max_bytes(service, source.key)
     chapters: list[Chapter] | None = None
     if key.endswith(".epub"):
@@ -252,11 +255,31 @@ def _prepare(service: Service, source: SourceObject) -> tuple[Prepared, list[dic
             chapters = read_markdown(text.text)
             text = TextObject(book_text(chapters), text.info)
     prepared = _request_from(service, text, source.metadata).prepare(service.engine)
-    marks = None if chapters is None else [asdict(mark) for mark in chapter_marks(chapters)]
-    return prepared, marks
+    return prepared, None if chapters is None else chapter_marks(chapters)
 
 
-def _render(service: Service, prepared: Prepared, call: LambdaCall, audio_path: Path) -> Rendered:
+def _chapter_files(
+    service: Service, chapters: list[ChapterMark], rendered: Rendered, keys: list[str], sidecars: Sidecars
+) -> list[results.ChapterFile]:
+    """What the manifest says of each chapter: where its file begins in the book, and the file."""
+    rate, start, files = service.engine.sample_rate, 0, []
+    for number, (chapter, audio) in enumerate(zip(chapters, rendered.chapters, strict=True)):
+        heard = audio.path is not None
+        files.append(
+            results.ChapterFile(
+                chapter.title,
+                start / rate if heard else None,
+                audio.frames / rate if heard else None,
+                keys[number] if heard else None,
+                audio.size_bytes,
+                sidecars.chapters[number] if number < len(sidecars.chapters) else {},
+            )
+        )
+        start += audio.frames
+    return files
+
+
+def _render(service: Service, prepared: Prepared, call: LambdaCall, audio_path: Path, chapters: list[range]) -> Rendered:
     # Encoded into /tmp: the engine refuses, on its forecast and before any audio, more than it holds.
     most_s = fanout.tmp_audio_s(service, prepared.format.name)
     if prepared.limits.max_audio_s is None or prepared.limits.max_audio_s > most_s:
@@ -268,6 +291,7 @@ def _render(service: Service, prepared: Prepared, call: LambdaCall, audio_path: 
         source="s3",
         into=audio_path,
         upload_bytes_per_s=service.config.upload_mb_per_s * 1e6,
+        chapters=chapters,
     )
 
 

@@ -570,6 +570,7 @@ class ObjectStore:
         manifest_key: str,
         manifest: Mapping[str, Any],
         shared_key: bool = False,
+        chapters: Mapping[str, Path | None] | None = None,
     ) -> bool:
         """Upload finished audio, then its manifest if no manifest exists yet.
 
@@ -579,12 +580,17 @@ class ObjectStore:
         manifest stands, and the audio uploaded here is removed again, as it is when writing the
         manifest fails (the error is raised then). ``shared_key``: the audio is at ``audio_key``
         already, where another delivery may have published it (an upload finished over several
-        invocations): it is never removed.
+        invocations): it is never removed. ``chapters``: a book's chapter files, key -> file (None:
+        stored there already), uploaded before the manifest and removed with the audio.
         """
         if isinstance(audio, Path):
             self.put_file(bucket, audio_key, audio, content_type=content_type)
         elif audio is not None:  # None: stored at audio_key already (a joined upload finished over several invocations)
             self.put(bucket, audio_key, audio, content_type=content_type)
+        for key, path in (chapters or {}).items():
+            if path is not None:
+                self.put_file(bucket, key, path, content_type=content_type)
+        ours = [audio_key, *(chapters or {})]
         try:
             published = self.put_json(bucket, manifest_key, manifest, only_if_absent=True)
         except Exception:
@@ -595,7 +601,7 @@ class ObjectStore:
             if landed:
                 return True
             if landed is False and not shared_key:
-                self._discard(bucket, audio_key)
+                self._discard(bucket, ours)
             raise
         if published:
             return True
@@ -605,7 +611,7 @@ class ObjectStore:
         if landed:
             return True
         if landed is False and not shared_key:
-            self._discard(bucket, audio_key)
+            self._discard(bucket, ours)
         return False
 
     def _holds(self, bucket: str, key: str, document: Mapping[str, Any]) -> bool | None:
@@ -616,11 +622,12 @@ class ObjectStore:
             return None
         return stored is not None and stored == json.loads(json_bytes(document))
 
-    def _discard(self, bucket: str, key: str) -> None:
-        try:
-            self.delete(bucket, key)
-        except StorageError as error:  # only tidiness is lost; any published result is intact
-            logger.warning("could not remove audio no manifest names", extra={"bucket": bucket, "key": key, "error": error.message})
+    def _discard(self, bucket: str, keys: list[str]) -> None:
+        for key in keys:
+            try:
+                self.delete(bucket, key)
+            except StorageError as error:  # only tidiness is lost; any published result is intact
+                logger.warning("could not remove audio no manifest names", extra={"bucket": bucket, "key": key, "error": error.message})
 
     def presigned_get(self, bucket: str, key: str, expires_s: int, *, download: bool) -> PresignedUrl:
         """A time-limited GET link that needs no AWS credentials to use.

@@ -27,8 +27,9 @@ whole (the typed errors a caller catches: every one is importable from there). E
 Lambda function imports only the public surface (tests/test_public_api.py holds it to that).
 """
 
-from .audio import DEFAULT_FORMAT, AudioFormat, AudioWriter, audio_format, available_formats, content_type, encode, file_bytes
+from .audio import DEFAULT_FORMAT, AudioFormat, AudioWriter, SampleSink, audio_format, available_formats, content_type, encode, file_bytes
 from .audio_stream import StreamEncoder
+from .chapter_files import ChapterSplitter, chapter_chunks, chapter_start_frames, marks_in_chapter
 from .config import SessionConfig, cpu_quota, threads_for, true_or_false, usable_cpus
 from .cpu import cpu_features
 from .deadline import Deadline
@@ -73,6 +74,7 @@ __all__ = [
     "AudioWriter",
     "Chapter",
     "ChapterMark",
+    "ChapterSplitter",
     "ChunkTiming",
     "Deadline",
     "DeadlineExceeded",
@@ -91,6 +93,7 @@ __all__ = [
     "PartCodec",
     "PartSpan",
     "Prepared",
+    "SampleSink",
     "SessionConfig",
     "SpeechMark",
     "StreamEncoder",
@@ -107,13 +110,16 @@ __all__ = [
     "available_formats",
     "book_text",
     "captions",
+    "chapter_chunks",
     "chapter_marks",
+    "chapter_start_frames",
     "content_type",
     "cpu_features",
     "cpu_quota",
     "encode",
     "file_bytes",
     "json_lines",
+    "marks_in_chapter",
     "part_codec",
     "read_epub",
     "read_markdown",

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 import numpy as np
 import soundfile as sf
@@ -216,6 +216,12 @@ def _encode_with(fmt: AudioFormat, samples: np.ndarray, sample_rate: int) -> byt
     with AudioWriter(buffer, fmt, sample_rate) as writer:
         writer.write(samples)
     return buffer.getvalue()
+
+
+class SampleSink(Protocol):
+    """Where audio goes chunk by chunk: an ``AudioWriter``, or a ``ChapterSplitter`` in front of one."""
+
+    def write(self, samples: np.ndarray) -> None: ...
 
 
 class AudioWriter:

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import config
 from .assets import ModelAssets, VoiceStyle, load_assets, resolve_model_dir
-from .audio import AudioWriter
+from .audio import SampleSink
 from .config import SessionConfig
 from .deadline import Deadline
 from .errors import ModelNotConfigured
@@ -123,12 +123,14 @@ class Engine(Preparer):
         options: SynthesisOptions | None = None,
         *,
         deadline: float | Deadline | None = None,
-        into: AudioWriter | None = None,
+        into: SampleSink | None = None,
     ) -> SynthesisResult:
         """``stream`` collected: the whole waveform with per-chunk timings, or, with ``into``, each
         chunk encoded as it is made (memory stays flat; ``audio`` is None and ``encode_ms`` says
-        what encoding took). A writer built with ``before_block=deadline.check`` of the same
-        ``Deadline`` keeps encoding inside it too."""
+        what encoding took). ``into`` gets one ``write`` a chunk, in order: the silence before it,
+        its speech, and after the last one the silence at the end (a ``ChapterSplitter`` cuts
+        there). A writer built with ``before_block=deadline.check`` of the same ``Deadline`` keeps
+        encoding inside it too."""
         prepared = self._prepared(request, options)
         pieces: list[np.ndarray] = []
         timings: list[ChunkTiming] = []
