@@ -24,6 +24,7 @@ def handle(service: Service, event: dict[str, Any], call: LambdaCall) -> dict[st
         request = parse_request(
             event, voices=service.voices, limits=service.config.sync_limits, defaults=service.config.synthesis_defaults()
         )
+        request.refuse_chapters()
         request = replace(request, limits=service.config.sync_limits_at(request.options.steps))  # the steps it renders
         prepared = request.prepare(service.engine)
         budget_s = call.synthesis_budget_s()

@@ -136,6 +136,7 @@ def speak(service: Service, call: HttpCall, _: dict[str, str]) -> Answer:
     request = parse_request(
         fields, voices=service.voices, limits=config.sync_limits, from_strings=from_strings, defaults=config.synthesis_defaults()
     )
+    request.refuse_chapters()
     return _speak(service, call, replace(request, limits=_sync_limits(service, call)(request.options.steps)))
 
 

@@ -51,7 +51,8 @@ def submit(service: Service, data: object) -> Job:
         raise ObjectTooLarge(size, service.config.max_object_bytes)
     # The renderer would refuse unreadable characters, empty or over-long text: its check, now;
     # and the planner a job in parts too large to assemble, as far as the text alone tells.
-    fanout.check_bounds(service, request.prepare(service.engine))
+    book, chapters = request.as_book()
+    fanout.check_bounds(service, book.prepare(service.engine), chapters=chapters is not None)
     body = document.encode("utf-8")
     job_id = uuid.uuid4().hex
     job = Job(job_id, bucket, service.layout.job_key(job_id), results.utc_now())

@@ -15,10 +15,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
-from supertonic_engine import CAPTION_FORMATS, DEFAULT_FORMAT, Engine, Extras, Limits, Prepared, SynthesisOptions
+from supertonic_engine import (
+    CAPTION_FORMATS,
+    DEFAULT_FORMAT,
+    ChapterMark,
+    Engine,
+    Extras,
+    Limits,
+    Prepared,
+    SynthesisOptions,
+    book_text,
+    chapter_marks,
+    read_markdown,
+)
 from supertonic_engine.errors import AudioTooLong, EmptyText, InvalidParameter, SpokenTextTooLong, SupertonicError, quoted
 
 from .config import true_or_false
@@ -44,6 +56,7 @@ OPTION_FIELDS = (
     "first_chunk_steps",
     "trim_silence",
     "stream_format",
+    "chapters",
 )
 # How an HTTP answer carries the audio: the file's bytes, or server-sent events (OpenAI's
 # speech.audio.delta / speech.audio.done, with speech marks beside the audio when asked for).
@@ -67,6 +80,25 @@ class TtsRequest:
     answer: str = "audio"  # what a synchronous caller gets back: audio, marks (JSON lines) or captions
     text_type: str | None = None  # Polly's TextType: ssml or text; None: SSML when the text starts with <speak>
     stream_format: str = "audio"  # one of STREAM_FORMATS; read by HTTP answers only (a file is a file)
+    chapters: bool = False  # a job's text is a Markdown book: a file per chapter beside the whole one's
+
+    def as_book(self) -> tuple[TtsRequest, list[ChapterMark] | None]:
+        """With ``chapters``: this request reading its text as a Markdown book (``#`` and ``##``
+        headings start chapters, read as their titles; syntax is not read aloud) and where each
+        chapter begins in what it reads; else itself and None."""
+        if not self.chapters:
+            return self, None
+        if self.text_type == "ssml":
+            raise InvalidParameter(
+                "chapters reads the text as Markdown headings and paragraphs, not SSML: send one or the other", field="chapters"
+            )
+        book = read_markdown(self.text)
+        return replace(self, text=book_text(book)), chapter_marks(book)
+
+    def refuse_chapters(self) -> None:
+        """A synchronous answer is one file: ``chapters`` is for jobs, which store one per chapter."""
+        if self.chapters:
+            raise InvalidParameter("chapters makes a file per chapter, which only a job stores: send it to POST /v1/jobs", field="chapters")
 
     def prepare(self, engine: Engine) -> Prepared:
         """The engine's one check of this request (text, options, voice, format, limits), its
@@ -113,6 +145,8 @@ class TtsRequest:
             document["trim_silence"] = True
         if self.stream_format != "audio":
             document["stream_format"] = self.stream_format
+        if self.chapters:
+            document["chapters"] = True
         if self.extras.marks:
             document["marks"] = list(self.extras.marks)
         if self.answer == "captions":
@@ -226,6 +260,7 @@ def build_request(
         answer=answer,
         text_type=text_type,
         stream_format=stream_format,
+        chapters=_boolean(values, "chapters", False),
     )
 
 
@@ -302,6 +337,7 @@ _STRING_CONVERTERS: dict[str, Callable[[str], object]] = {
     "first_chunk_chars": _whole_number,
     "first_chunk_steps": _whole_number,
     "trim_silence": true_or_false,
+    "chapters": true_or_false,
     "speed": _number,
     "normalize": true_or_false,
 }

@@ -30,7 +30,7 @@ from urllib.parse import unquote_plus
 from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord, S3Object
 
-from supertonic_engine import Chapter, ChapterMark, Prepared, book_text, chapter_chunks, chapter_marks, read_epub, read_markdown
+from supertonic_engine import ChapterMark, Prepared, book_text, chapter_chunks, chapter_marks, read_epub
 from supertonic_engine.errors import DeadlineExceeded
 
 from . import fanout, results
@@ -241,21 +241,21 @@ def _max_bytes(service: Service, key: str) -> int:
 
 def _prepare(service: Service, source: SourceObject) -> tuple[Prepared, list[ChapterMark] | None]:
     """The object's text and options, checked (an input fault is raised here, before any work).
-    A book (``.epub``, ``.md``) is read as its chapters' titles and text, one after another, and
-    comes with where each chapter begins (title, byte offset in that text): each gets a file."""
+    A book (``.epub``, ``.md``, or a job or ``.txt`` asking for ``chapters``) is read as its
+    chapters' titles and text, one after another, and comes with where each chapter begins (title,
+    byte offset in that text): each gets a file."""
     store, key, most = service.store, source.key, _max_bytes(service, source.key)
-    chapters: list[Chapter] | None = None
     if key.endswith(".epub"):
         data, info = store.read_object(source.bucket, key, max_bytes=most, size=source.size, etag=source.etag)
-        chapters = read_epub(data)
-        text = TextObject(book_text(chapters), info)
-    else:
-        text = store.read_text(source.bucket, key, max_bytes=most, size=source.size, etag=source.etag)
-        if key.endswith(".md"):
-            chapters = read_markdown(text.text)
-            text = TextObject(book_text(chapters), text.info)
-    prepared = _request_from(service, text, source.metadata).prepare(service.engine)
-    return prepared, None if chapters is None else chapter_marks(chapters)
+        book = read_epub(data)
+        request = _request_from(service, TextObject(book_text(book), info), source.metadata)
+        return request.prepare(service.engine), chapter_marks(book)
+    text = store.read_text(source.bucket, key, max_bytes=most, size=source.size, etag=source.etag)
+    request = _request_from(service, text, source.metadata)
+    if key.endswith(".md"):
+        request = replace(request, chapters=True)
+    request, chapters = request.as_book()
+    return request.prepare(service.engine), chapters
 
 
 def _chapter_files(
