@@ -164,3 +164,21 @@ def test_chapters_with_ssml_is_refused_naming_the_field(app: Any) -> None:
     job["body"] = json.dumps({"text": "<speak>Hello.</speak>", "text_type": "ssml", "chapters": True})
     answer = _call(app, job)
     assert answer.status == 400 and answer.json()["error"]["field"] == "chapters"
+
+
+def test_a_book_in_one_invocation_counts_its_chapter_files_against_tmp(app: Any, s3: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    whole = _drop(app, s3, "input/sized.md", BOOK.encode(), format="wav", seed="3", steps="1")
+    assert whole["status"] == "done", whole
+    # /tmp room for the book's WAV once and a half: alone it fits, with its chapter files it does not.
+    room_mb = 1.5 * whole["duration_s"] * engine_bytes_per_s(app) / 2**20
+    monkeypatch.setattr(app.service, "config", dataclasses.replace(app.service.config, ephemeral_storage_mb=room_mb))
+    refused = _drop(app, s3, "input/sized-again.md", BOOK.encode(), format="wav", seed="3", steps="1")
+    assert refused["status"] == "failed" and "SUPERTONIC_EPHEMERAL_STORAGE_MB" in refused["error"]["message"], refused
+    plain = _drop(app, s3, "input/sized.txt", book_text(read_markdown(BOOK)).encode(), format="wav", seed="3", steps="1")
+    assert plain["status"] == "done", plain
+
+
+def engine_bytes_per_s(app: Any) -> int:
+    return 2 * app.service.engine.sample_rate  # 16-bit mono WAV

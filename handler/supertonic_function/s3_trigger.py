@@ -31,7 +31,7 @@ from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord, S3Object
 
 from supertonic_engine import ChapterMark, Prepared, book_text, chapter_chunks, chapter_marks, read_epub
-from supertonic_engine.errors import DeadlineExceeded
+from supertonic_engine.errors import AudioTooLong, DeadlineExceeded
 
 from . import fanout, results
 from .described import Sidecars, store_sidecars
@@ -281,18 +281,25 @@ def _chapter_files(
 
 def _render(service: Service, prepared: Prepared, call: LambdaCall, audio_path: Path, chapters: list[range]) -> Rendered:
     # Encoded into /tmp: the engine refuses, on its forecast and before any audio, more than it holds.
-    most_s = fanout.tmp_audio_s(service, prepared.format.name)
+    most_s = fanout.tmp_audio_s(service, prepared.format.name, chapters=bool(chapters))
     if prepared.limits.max_audio_s is None or prepared.limits.max_audio_s > most_s:
         prepared = replace(prepared, limits=replace(prepared.limits, max_audio_s=most_s))
-    return render(
-        service.engine,
-        prepared,
-        budget_s=call.seconds_left(),  # read after the download, which may have been slow
-        source="s3",
-        into=audio_path,
-        upload_bytes_per_s=service.config.upload_mb_per_s * 1e6,
-        chapters=chapters,
-    )
+    try:
+        return render(
+            service.engine,
+            prepared,
+            budget_s=call.seconds_left(),  # read after the download, which may have been slow
+            source="s3",
+            into=audio_path,
+            upload_bytes_per_s=service.config.upload_mb_per_s * 1e6,
+            chapters=chapters,
+        )
+    except AudioTooLong as error:
+        if error.limit < most_s:
+            raise  # a bound of the request's own
+        # /tmp's: refused as the planner refuses it, naming the setting and the ways out.
+        fanout.check_bounds(service, prepared, speech_s=error.length - prepared.total_silence_s, chapters=bool(chapters))
+        raise
 
 
 def _fail(service: Service, source: SourceObject, keys: ResultKeys, error: Exception, request_id: str, submitted_at: str) -> Outcome:
