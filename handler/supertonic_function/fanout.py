@@ -4,9 +4,13 @@
     part worker (SQS)           parts/<index>.enc: the part encoded in the job's format at its place
                                 in the file (parts/<index>.f32, its samples, where the format
                                 cannot be joined), stored whole or not at all
+                                (a book's part also parts/<index>.chapter: encoded at its place in its
+                                chapter's file, stored first)
     the last part's worker      claims assembly (assembly.json, If-None-Match: *), joins the encoded
                                 parts in one multipart upload (S3 copies them; nothing is encoded),
-                                or streams the samples into the encoder; publishes audio + manifest, tidies
+                                then each chapter's file the same way from its parts,
+                                or streams the samples into the encoder (and each chapter's
+                                file beside it); publishes audio + manifest, tidies
     dead-letter queue (SQS)     a part whose retries are spent: the job's manifest says failed
 
 All of it lives in the job's result folder (layout.ResultKeys), so the manifest stays the one
@@ -30,7 +34,7 @@ import json
 import tempfile
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -45,14 +49,20 @@ from supertonic_engine import (
     AudioFormat,
     AudioWriter,
     ChapterMark,
+    ChapterSplitter,
+    Engine,
     Part,
+    PartSpan,
     Prepared,
     SynthesisOptions,
     audio_format,
     chapter_chunks,
+    chapter_start_frames,
     content_type,
     part_codec,
 )
+from supertonic_engine.part_codecs import PartCodec
+from supertonic_engine.part_span import spans
 
 from . import results
 from .config import ENV_EPHEMERAL_STORAGE_MB, ENV_FUNCTION_TIMEOUT, ENV_PARTS_QUEUE_URL
@@ -433,14 +443,19 @@ def serve_part(service: Service, body: Mapping[str, Any], call: LambdaCall) -> d
         try:
             samples = service.engine.render_part(part, deadline=call.seconds_left())
             synth_ms = (time.perf_counter() - started) * 1000.0
-            data = _encoded(service, order, samples) if joined else samples.astype(SAMPLE_DTYPE).tobytes()
+            data, chapter_data = _encoded(service, order, samples) if joined else (samples.astype(SAMPLE_DTYPE).tobytes(), None)
         except Exception as error:
             # Kept for the dead-letter handler, which only has the message: why this part failed.
             store.put_json(
                 keys.bucket, keys.part_error(part.index), results.failed(error, source={"part": part.index}, request_id=call.request_id)
             )
             raise
-        store.put(keys.bucket, key, data, content_type="application/octet-stream", metadata={"synth-ms": f"{synth_ms:.1f}"})
+        metadata = {"synth-ms": f"{synth_ms:.1f}"}
+        if chapter_data is not None:  # first: a stored part means its chapter's bytes are stored too
+            store.put(
+                keys.bucket, keys.encoded_chapter_part(part.index), chapter_data, content_type="application/octet-stream", metadata=metadata
+            )
+        store.put(keys.bucket, key, data, content_type="application/octet-stream", metadata=metadata)
         status = "rendered"
         logger.info("part rendered", extra={"part": part.index, "total": total, "synth_ms": round(synth_ms, 1)})
     result: dict[str, Any] = {"part": part.index, "status": status}
@@ -449,20 +464,61 @@ def serve_part(service: Service, body: Mapping[str, Any], call: LambdaCall) -> d
     return result
 
 
-def _encoded(service: Service, order: PartOrder, samples: np.ndarray) -> bytes:
+def _encoded(service: Service, order: PartOrder, samples: np.ndarray) -> tuple[bytes, bytes | None]:
     """The part's bytes at its place in the joined file: the silence before it, its speech, and
-    after the last part the silence at the end, encoded as its span in the whole file says."""
+    after the last part the silence at the end, encoded as its span in the whole file says; and in
+    a book, its bytes at its place in its chapter's file too (None: the plan has no chapters)."""
     engine, plan_doc, index = service.engine, order.plan, order.part.index
-    tail_s = float(plan_doc.get("tail_s") or 0.0)
-    span = engine.part_spans(*_forecasts(plan_doc), tail_s)[index]
-    tail = engine.frames(tail_s) if span.last else 0
+    book = book_spans(engine, plan_doc)
+    span = book[index]
+    tail = engine.frames(float(plan_doc.get("tail_s") or 0.0)) if span.last else 0
     if span.lead + samples.size + tail != span.frames:
         raise RuntimeError(f"part {index} rendered {samples.size} samples, its forecast {span.frames - span.lead - tail}")
-    whole = np.concatenate([np.zeros(span.lead, np.float32), samples.astype(np.float32), np.zeros(tail, np.float32)])
     codec = part_codec(str(plan_doc["format"]))
     if codec is None:
         raise RuntimeError(f"the plan joins {plan_doc['format']} parts, which this function cannot encode apart")
-    return codec.encode_part(whole, span)
+    runs = chapter_runs(plan_doc)
+    in_chapter = [chapter[index - run.start] for run, chapter in zip(runs, chapter_spans(book, runs), strict=True) if index in run]
+    return _at_span(codec, samples, span), _at_span(codec, samples, in_chapter[0]) if in_chapter else None
+
+
+def _at_span(codec: PartCodec, samples: np.ndarray, span: PartSpan) -> bytes:
+    """A part's speech encoded at ``span``: after the silence the span starts with, and before the
+    silence that fills the rest of it (the last part's: the silence at the end of its file)."""
+    after = span.frames - span.lead - samples.size
+    return codec.encode_part(
+        np.concatenate([np.zeros(span.lead, np.float32), samples.astype(np.float32), np.zeros(after, np.float32)]), span
+    )
+
+
+def book_spans(engine: Engine, plan_doc: Mapping[str, Any]) -> list[PartSpan]:
+    """Where each part sits in the book's file (``Engine.part_spans``), from the plan's forecasts."""
+    return list(engine.part_spans(*_forecasts(plan_doc), float(plan_doc.get("tail_s") or 0.0)))
+
+
+def chapter_runs(plan_doc: Mapping[str, Any]) -> list[range]:
+    """Each chapter's parts (a part is a chunk: ``chapter_chunks``); none for a plan without chapters."""
+    marks = [ChapterMark(str(c["title"]), int(c["start"])) for c in plan_doc.get("chapters") or []]
+    if not marks:
+        return []
+    return chapter_chunks(marks, [(int(start), int(end)) for start, end in plan_doc["ranges"]])
+
+
+def chapter_spans(book: Sequence[PartSpan], runs: Sequence[range]) -> list[list[PartSpan]]:
+    """Where each part sits in its chapter's file, from where it sits in the book's (``book``) and
+    each chapter's parts (``runs``). A chapter's file is cut where the chapter is first heard
+    (``supertonic_engine.chapter_files``): its first part starts without the silence before it
+    (which ends the chapter before; the book's first chapter keeps it), and its last part ends with
+    the silence before the next chapter's first part (the book's last, with the silence at the
+    end, which its span in the book holds already). A chapter with no parts has no spans."""
+    out = []
+    for number, run in enumerate(runs):
+        leads = [0 if index == run.start and number else book[index].lead for index in run]
+        frames = [book[index].frames - book[index].lead + lead for index, lead in zip(run, leads, strict=True)]
+        if run and run.stop < len(book):
+            frames[-1] += book[run.stop].lead
+        out.append(spans(frames, book[0].sample_rate, leads) if run else [])
+    return out
 
 
 def _part_key(keys: ResultKeys, index: int, joined: bool) -> str:
@@ -568,22 +624,31 @@ def assemble(
         before_ms = float(resumed.get("assembly_ms") or 0.0) if resumed else 0.0
         audio_key = str(resumed["audio_key"]) if resumed else keys.audio(fmt.extension, request_id)
         with tempfile.TemporaryDirectory(prefix="supertonic-") as scratch:
+            joined: JoinedObject | None = None
             if plan_doc.get("joined"):
                 made, joined = _joined(service, keys, plan_doc, total)
-                progress = JoinedProgress.from_json(resumed["upload"]) if resumed else None
-                left = store.put_joined(
-                    keys.bucket,
-                    audio_key,
-                    joined,
-                    content_type=content_type(fmt, sample_rate),
-                    progress=progress,
-                    stop=_ShortOfTime(call),
-                )
-                if left is not None:
-                    _park(service, keys, plan_doc, audio_key, left, before_ms + (time.perf_counter() - started) * 1000.0, request_id)
-                    return "parked"
             else:
-                made = _encoded_whole(service, keys, plan_doc, options, total, fmt, Path(scratch) / f"audio.{fmt.extension}")
+                made = _encoded_whole(service, keys, plan_doc, options, total, fmt, Path(scratch))
+            # The chapters' keys are named after the assembly that started, as the book's is.
+            chapter_keys = (
+                [None if key is None else str(key) for key in resumed["chapter_keys"]]
+                if resumed and "chapter_keys" in resumed
+                else [None if c.start is None else keys.chapter_audio(n, fmt.extension, request_id) for n, c in enumerate(made.chapters)]
+            )
+            if joined is not None:
+                files = [(audio_key, joined), *((k, c.joined) for k, c in zip(chapter_keys, made.chapters, strict=True) if k and c.joined)]
+                first = int(resumed.get("file") or 0) if resumed else 0
+                stop = _ShortOfTime(call)
+                for number in range(first, len(files)):  # the files before ``first`` are complete
+                    key, pieces = files[number]
+                    progress = JoinedProgress.from_json(resumed["upload"]) if resumed and number == first else None
+                    left = store.put_joined(
+                        keys.bucket, key, pieces, content_type=content_type(fmt, sample_rate), progress=progress, stop=stop
+                    )
+                    if left is not None:
+                        joining = _Joining(audio_key, chapter_keys, number, left)
+                        _park(service, keys, plan_doc, joining, before_ms + (time.perf_counter() - started) * 1000.0, request_id)
+                        return "parked"
             assembly_ms = before_ms + (time.perf_counter() - started) * 1000.0
             summary = AudioSummary(
                 format=fmt.name,
@@ -609,7 +674,7 @@ def assemble(
                 parts_total=total,
                 assembly_ms=assembly_ms,
                 sidecars=plan_doc.get("sidecars"),
-                chapters=_chapter_files(plan_doc, made.chunks),
+                chapters=_chapter_files(plan_doc, made.chapters, chapter_keys, sample_rate),
             )
             store.publish(
                 keys.bucket,
@@ -619,6 +684,7 @@ def assemble(
                 manifest_key=keys.manifest,
                 manifest=manifest,
                 shared_key=resumed is not None,
+                chapters={key: c.path for key, c in zip(chapter_keys, made.chapters, strict=True) if key is not None},
             )
     except BaseException:
         _release(service, keys)  # the retry of this message (or another last part) assembles anew
@@ -628,24 +694,42 @@ def assemble(
     return "done"
 
 
-def _chapter_files(plan_doc: Mapping[str, Any], chunks: list[ChunkEntry]) -> list[ChapterFile] | None:
-    """Each chapter of a book: its title and where it is first heard."""
-    marks = [ChapterMark(str(c["title"]), int(c["start"])) for c in plan_doc.get("chapters") or []]
-    if not marks:
+def _chapter_files(
+    plan_doc: Mapping[str, Any], chapters: Sequence[_ChapterMade], chapter_keys: Sequence[str | None], sample_rate: int
+) -> list[ChapterFile] | None:
+    """What the manifest says of each chapter of a book: where its file begins in the book, and the
+    file (none for a chapter that reads nothing aloud); None for a job that is no book."""
+    titles = [str(c["title"]) for c in plan_doc.get("chapters") or []]
+    if not titles:
         return None
-    runs = chapter_chunks(marks, [(c.start or 0, c.end or 0) for c in chunks])
     sidecars = plan_doc.get("chapter_sidecars") or []
     return [
         ChapterFile(
-            mark.title,
-            None if not run else 0.0 if number == 0 else chunks[run.start].start_s,
-            None,
-            None,
-            None,
+            title,
+            None if key is None or made.start is None else made.start / sample_rate,
+            None if key is None else made.frames / sample_rate,
+            key,
+            None if key is None else made.size_bytes,
             sidecars[number] if number < len(sidecars) else {},
         )
-        for number, (mark, run) in enumerate(zip(marks, runs, strict=True))
+        for number, (title, made, key) in enumerate(zip(titles, chapters, chapter_keys, strict=True))
     ]
+
+
+@dataclass(frozen=True)
+class _ChapterMade:
+    """A chapter's file as the assembly makes it: joined from its parts' bytes, or encoded whole in scratch."""
+
+    start: int | None  # where its file begins in the book, in frames; None: it reads nothing aloud, so it has no file
+    frames: int  # its file's, at the engine's rate
+    joined: JoinedObject | None = None
+    path: Path | None = None
+
+    @property
+    def size_bytes(self) -> int | None:
+        if self.joined is not None:
+            return self.joined.size
+        return None if self.path is None else self.path.stat().st_size
 
 
 @dataclass(frozen=True)
@@ -655,23 +739,22 @@ class _Assembled:
     frames: int  # at the engine's rate
     chunks: list[ChunkEntry]
     synth_ms: float | None  # the parts' render times summed; None when a part has none
+    chapters: list[_ChapterMade]  # a book's, one a chapter; none for a job that is no book
 
 
 def _joined(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], total: int) -> tuple[_Assembled, JoinedObject]:
     """The file as the encoded parts between the format's head and tail: S3 copies the parts, the
-    function reads only their sizes and render times."""
+    function reads only their sizes and render times. A book's chapters likewise, each from its
+    parts encoded at their place in its file."""
     engine, store = service.engine, service.store
     codec = part_codec(str(plan_doc["format"]))
     if codec is None:
         raise RuntimeError(f"the plan joins {plan_doc['format']} parts, which this function cannot join")
-    spans = engine.part_spans(*_forecasts(plan_doc), float(plan_doc.get("tail_s") or 0.0))
+    spans = book_spans(engine, plan_doc)
     sizes = store.list_sizes(keys.bucket, keys.parts_prefix)
     part_keys = [keys.encoded_part(index) for index in range(total)]
-    part_bytes = [sizes[key] for key in part_keys]
     frames = spans[-1].total
-    head = codec.head(frames, engine.sample_rate, part_bytes)
-    tail = codec.tail(frames, engine.sample_rate, part_bytes)
-    joined = JoinedObject((head, *(StoredPiece(key, size) for key, size in zip(part_keys, part_bytes, strict=True)), tail))
+    joined = _joined_object(codec, frames, engine.sample_rate, part_keys, sizes)
     with ThreadPoolExecutor(max_workers=PART_HEADS_AT_ONCE) as pool:
         infos = list(pool.map(lambda key: store.head(keys.bucket, key), part_keys))
     part_ms = [_part_synth_ms(info.metadata) if info is not None else None for info in infos]
@@ -684,36 +767,74 @@ def _joined(service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], tot
         )
         for s, ms in zip(spans, part_ms, strict=True)
     ]
+    runs = chapter_runs(plan_doc)
+    starts = chapter_start_frames(runs, [s.start + s.lead for s in spans])
+    chapters = [
+        _ChapterMade(None, 0)
+        if start is None
+        else _ChapterMade(
+            start,
+            chapter[-1].total,
+            _joined_object(codec, chapter[-1].total, rate, [keys.encoded_chapter_part(index) for index in run], sizes),
+        )
+        for run, chapter, start in zip(runs, chapter_spans(spans, runs), starts, strict=True)
+    ]
     synth_ms = None if None in part_ms else sum(ms for ms in part_ms if ms is not None)
-    return _Assembled(None, joined.size, frames, chunks, synth_ms), joined
+    return _Assembled(None, joined.size, frames, chunks, synth_ms, chapters), joined
+
+
+def _joined_object(codec: PartCodec, frames: int, sample_rate: int, part_keys: Sequence[str], sizes: Mapping[str, int]) -> JoinedObject:
+    """A file of ``frames`` as its stored parts (``part_keys``, of ``sizes``) between the format's head and tail."""
+    part_bytes = [sizes[key] for key in part_keys]
+    head = codec.head(frames, sample_rate, part_bytes)
+    tail = codec.tail(frames, sample_rate, part_bytes)
+    return JoinedObject((head, *(StoredPiece(key, size) for key, size in zip(part_keys, part_bytes, strict=True)), tail))
 
 
 def _encoded_whole(
-    service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], options: SynthesisOptions, total: int, fmt: AudioFormat, path: Path
+    service: Service, keys: ResultKeys, plan_doc: Mapping[str, Any], options: SynthesisOptions, total: int, fmt: AudioFormat, scratch: Path
 ) -> _Assembled:
-    """The parts' samples streamed through one encoder into ``path``, one part in memory at a time."""
+    """The parts' samples streamed through one encoder into a file in ``scratch``, one part in memory
+    at a time; a book's chapters each into a file of its own beside it as they pass (``ChapterSplitter``)."""
     store, engine = service.store, service.engine
     sample_rate = engine.sample_rate
     # A plan made before pauses were per part holds none: the usual silence between every two.
     pauses = plan_doc.get("pauses") or [options.pause_before(index) for index in range(total)]
     # A plan made before ranges were kept has none: the chunks are listed without their bytes.
     ranges = plan_doc.get("ranges") or [[None, None]] * total
+    leads = [engine.frames(pause) for pause in pauses]
+    tail = engine.frames(float(plan_doc.get("tail_s") or 0.0))
+    runs = chapter_runs(plan_doc)
+    path, chapter_paths = scratch / f"audio.{fmt.extension}", {}
+
+    def open_chapter(number: int) -> AudioWriter:
+        chapter_paths[number] = scratch / f"chapter-{number + 1:04d}.{fmt.extension}"
+        return AudioWriter(chapter_paths[number], fmt, sample_rate)
+
     chunks: list[ChunkEntry] = []
+    speech_starts: list[int] = []
     position = 0
     synth_ms: float | None = 0.0
-    with AudioWriter(path, fmt, sample_rate) as writer:
+    with AudioWriter(path, fmt, sample_rate) as writer, ChapterSplitter(writer, runs, leads, open_chapter) as splitter:
         for index in range(total):
             body, metadata = store.read_bytes(keys.bucket, keys.part(index))
             samples = np.frombuffer(body, dtype=SAMPLE_DTYPE)
-            position += _silence(writer, engine.frames(pauses[index]))
-            writer.write(samples)
+            after = tail if index == total - 1 else 0
+            # One write a part, as the splitter cuts them: the silence before it, its samples (and the tail after the last).
+            splitter.write(np.concatenate([np.zeros(leads[index], np.float32), samples, np.zeros(after, np.float32)]))
             part_ms = _part_synth_ms(metadata)
             synth_ms = None if synth_ms is None or part_ms is None else synth_ms + part_ms
             start, end = ranges[index]
+            position += leads[index]
+            speech_starts.append(position)
             chunks.append(ChunkEntry(index, start, end, position / sample_rate, (position + samples.size) / sample_rate, part_ms))
-            position += samples.size
-        position += _silence(writer, engine.frames(float(plan_doc.get("tail_s") or 0.0)))
-    return _Assembled(path, path.stat().st_size, position, chunks, synth_ms)
+            position += samples.size + after
+    starts = chapter_start_frames(runs, speech_starts)
+    chapters = [
+        _ChapterMade(start, frames, path=chapter_paths.get(number))
+        for number, (start, frames) in enumerate(zip(starts, splitter.frames, strict=True))
+    ]
+    return _Assembled(path, path.stat().st_size, position, chunks, synth_ms, chapters)
 
 
 class _ShortOfTime:
@@ -729,37 +850,48 @@ class _ShortOfTime:
         return left is not None and left < RESUME_GROUPS_AHEAD * self.slowest_s + RESUME_MIN_LEFT_S
 
 
+@dataclass(frozen=True)
+class _Joining:
+    """Where an assembly's uploads stand: the files' keys (the book's, then each chapter's; None:
+    a chapter with no file), which of the files joined (book first, then each chapter with a file)
+    is under way, and that one's upload."""
+
+    audio_key: str
+    chapter_keys: list[str | None]
+    file: int
+    upload: JoinedProgress
+
+
 def _park(
     service: Service,
     keys: ResultKeys,
     plan_doc: Mapping[str, Any],
-    audio_key: str,
-    progress: JoinedProgress,
+    joining: _Joining,
     assembly_ms: float,
     request_id: str,
 ) -> None:
-    """Hand the unfinished upload to a later invocation: the claim records where it stands under a
-    new token, and an assembly message with that token goes to the parts queue (a part's receives
+    """Hand the unfinished uploads to a later invocation: the claim records where they stand under
+    a new token, and an assembly message with that token goes to the parts queue (a part's receives
     are not spent on it)."""
     token = uuid.uuid4().hex
+    progress = joining.upload
     claim = {
         "request_id": request_id,
         "claimed_at": results.utc_now(),
         "token": token,
-        "audio_key": audio_key,
+        "audio_key": joining.audio_key,
+        "chapter_keys": joining.chapter_keys,
+        "file": joining.file,
         "upload": progress.to_json(),
         "assembly_ms": round(assembly_ms, 1),
     }
     service.store.put_json(keys.bucket, keys.claim, claim)
     message = {ASSEMBLY_MESSAGE: {"bucket": keys.bucket, "folder": keys.folder, "plan": str(plan_doc["plan_id"]), "token": token}}
     _send(service, [message])
-    logger.info("assembly parked", extra={"folder": keys.folder, "next_piece": progress.next_piece, "parts_sent": len(progress.parts)})
-
-
-def _silence(writer: AudioWriter, frames: int) -> int:
-    if frames:
-        writer.write(np.zeros(frames, np.float32))
-    return frames
+    logger.info(
+        "assembly parked",
+        extra={"folder": keys.folder, "file": joining.file, "next_piece": progress.next_piece, "parts_sent": len(progress.parts)},
+    )
 
 
 def _claim(service: Service, keys: ResultKeys, request_id: str) -> bool:

@@ -93,6 +93,10 @@ class ResultKeys:
         """A part already encoded in the job's format, to be joined by copying its bytes."""
         return f"{self.parts_prefix}{index:06d}.enc"
 
+    def encoded_chapter_part(self, index: int) -> str:
+        """The same part encoded at its place in its chapter's file (a book's), joined into that file."""
+        return f"{self.parts_prefix}{index:06d}.chapter"
+
     def part_error(self, index: int) -> str:
         return f"{self.parts_prefix}{index:06d}.error.json"
 
