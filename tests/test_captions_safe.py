@@ -149,7 +149,7 @@ def test_sidecars_are_made_under_the_jobs_deadline(app: Any, s3: Any) -> None:
     with pytest.raises(DeadlineExceeded):
         described.describe(service.engine, prepared, "vtt", budget_s=_after_the_timeline(service.engine, prepared))
     written = described.store_sidecars(service, prepared, keys, budget=lambda: Deadline(100.0, clock=ManualClock()))
-    assert set(written) == {"marks.jsonl", "captions.srt", "captions.vtt"}
+    assert set(written.book) == {"marks.jsonl", "captions.srt", "captions.vtt"}
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:

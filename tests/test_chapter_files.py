@@ -182,3 +182,20 @@ def test_a_book_in_one_invocation_counts_its_chapter_files_against_tmp(app: Any,
 
 def engine_bytes_per_s(app: Any) -> int:
     return 2 * app.service.engine.sample_rate  # 16-bit mono WAV
+
+
+SILENT_CHAPTER = "# One\n\nThe first chapter is here.\n\n🙂🙂\n\n# 🙂\n\n🙂 🙂\n\n# Three\n\nThe third.\n"
+
+
+def test_a_paragraph_that_says_nothing_moves_no_chunk_s_byte_range(engine: Engine) -> None:
+    text = book_text(read_markdown(SILENT_CHAPTER))
+    prepared = engine.prepare(text, SynthesisOptions())
+    assert [text.encode()[a:b].decode() for a, b in prepared.chunk_byte_ranges] == list(prepared.chunks)
+
+
+def test_a_chapter_that_says_nothing_has_no_file(app: Any, s3: Any) -> None:
+    manifest = _drop(app, s3, "input/silent.md", SILENT_CHAPTER.encode(), format="wav", seed="3", steps="1")
+    assert manifest["status"] == "done", manifest
+    one, silent, three = manifest["chapters"]
+    assert silent == {"title": "🙂", "start_s": None, "duration_s": None, "audio": None, "sidecars": {}}
+    assert one["audio"] and three["audio"] and three["start_s"] == pytest.approx(one["duration_s"], abs=1e-3)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .errors import InvalidParameter, quoted
 from .text.chunking import whole_sentence_spans
 from .text.script import Script
+from .text.unicode import says_nothing
 
 if TYPE_CHECKING:
     from .deadline import Deadline
@@ -229,15 +230,32 @@ class _Layout:
         self.total = self.offsets[-1]
         written = whole_sentence_spans(script.text, script.lang_at)
         spoken = [_squash(script.spoken(a, b)) for a, b in written]
+        self.sentences: list[_Sentence] = self._aligned(written, spoken)
+        self.exact = bool(self.sentences) or not any(spoken)
+        if self.exact:
+            return
         said_total = sum(len(s) for s in spoken)
         scale = 1.0 if said_total == self.total else self.total / max(1, said_total)
-        self.exact = scale == 1.0 and "".join(spoken) == self.stream
-        self.sentences: list[_Sentence] = []
         position = 0
         for (a, b), said in zip(written, spoken, strict=True):
             if said:
                 self.sentences.append(_Sentence(a, b, position * scale, (position + len(said)) * scale))
             position += len(said)
+
+    def _aligned(self, written: Sequence[tuple[int, int]], spoken: Sequence[str]) -> list[_Sentence]:
+        """Each sentence placed where it is read, when every one is found in order among the
+        chunks' characters; a sentence that says nothing to the model may be missing (its chunk was
+        not sent: ``says_nothing``). Empty when they are not all found so."""
+        sentences, position = [], 0
+        for (a, b), said in zip(written, spoken, strict=True):
+            if not said:
+                continue
+            if self.stream.startswith(said, position):
+                sentences.append(_Sentence(a, b, position, position + len(said)))
+                position += len(said)
+            elif not says_nothing(said):
+                return []
+        return sentences if position == self.total else []
 
     def position_of(self, script: Script, at: int) -> float | None:
         """Where ``script.text[at:]`` begins among the chunks' spoken characters; None: after the last word."""

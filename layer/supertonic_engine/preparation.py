@@ -20,7 +20,7 @@ from .options import NO_EXTRAS, NO_LIMITS, SPEED_RANGE, Extras, Limits, Synthesi
 from .text import chunk_text, default_max_chunk_chars
 from .text.script import Script
 from .text.ssml import read_script
-from .text.unicode import TextEncoder, model_text
+from .text.unicode import TextEncoder, model_text, says_nothing
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ class Preparer:
                 chunk_text(words, size, pack=pack, first_chars=options.first_chunk_chars, start_index=len(chunks)) if words.strip() else []
             )
             for chunk in sized:
-                if not model_text(chunk, None).strip(". "):
+                if says_nothing(chunk):
                     continue
                 pauses.append(owed if owed is not None else options.pause_before(len(chunks)))
                 chunks.append(chunk)

@@ -56,6 +56,12 @@ def model_text(text: str, lang: str | None) -> str:
     return f"<{lang}>{text}</{lang}>" if lang is not None else text
 
 
+def says_nothing(text: str) -> bool:
+    """Whether the model would read nothing of ``text`` but the full stop it is given (only emoji,
+    symbols it drops, punctuation): such a chunk is not sent to it."""
+    return not model_text(text, None).strip(". ")
+
+
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKD", text)
     text = _EMOJI.sub("", text)
