@@ -165,3 +165,22 @@ def test_a_chapter_with_no_parts_gets_no_file(app, s3, queues):
     interlude = chapters[2]
     assert interlude["audio"] is None and interlude["start_s"] is None and interlude["duration_s"] is None
     assert all(c["audio"] is not None for c in chapters if c is not interlude)
+
+
+def test_a_book_planned_before_chapters_had_files_is_still_joined(app, s3, queues):
+    planned = _plan(app, s3, "wav")
+    # A plan stored by the version before (no chapter_sidecars): workers of either version may
+    # render its parts, and those of the old one store no chapter bytes, so only the book is joined.
+    plan_key = planned["manifest_key"].replace("manifest.json", "plan.json")
+    plan = json.loads(_read(s3, plan_key))
+    del plan["chapter_sidecars"]
+    s3.put_object(Bucket=OUTPUT_BUCKET, Key=plan_key, Body=json.dumps(plan).encode())
+    *first, last = receive_all(queues["parts"])
+    for message in first:
+        assert app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    for stored in s3.list_objects_v2(Bucket=OUTPUT_BUCKET, Prefix=plan_key.replace("plan.json", "parts/"))["Contents"]:
+        if stored["Key"].endswith(".chapter"):  # as the old version's workers stored those parts
+            s3.delete_object(Bucket=OUTPUT_BUCKET, Key=stored["Key"])
+    assert app.lambda_handler(sqs_event([last], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    manifest = _manifest(s3, planned)
+    assert "chapters" not in manifest and _read(s3, manifest["audio"]["key"])

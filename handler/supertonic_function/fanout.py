@@ -497,9 +497,11 @@ def book_spans(engine: Engine, plan_doc: Mapping[str, Any]) -> list[PartSpan]:
 
 
 def chapter_runs(plan_doc: Mapping[str, Any]) -> list[range]:
-    """Each chapter's parts (a part is a chunk: ``chapter_chunks``); none for a plan without chapters."""
+    """Each chapter's parts (a part is a chunk: ``chapter_chunks``); none for a plan without chapters,
+    or one planned before chapters had files of their own (it has no ``chapter_sidecars``): parts
+    its workers stored then have no chapter bytes, so its book is joined alone."""
     marks = [ChapterMark(str(c["title"]), int(c["start"])) for c in plan_doc.get("chapters") or []]
-    if not marks:
+    if not marks or "chapter_sidecars" not in plan_doc:
         return []
     return chapter_chunks(marks, [(int(start), int(end)) for start, end in plan_doc["ranges"]])
 
@@ -700,7 +702,7 @@ def _chapter_files(
     """What the manifest says of each chapter of a book: where its file begins in the book, and the
     file (none for a chapter that reads nothing aloud); None for a job that is no book."""
     titles = [str(c["title"]) for c in plan_doc.get("chapters") or []]
-    if not titles:
+    if not titles or not chapters:  # no book, or one planned before chapters had files (``chapter_runs``)
         return None
     sidecars = plan_doc.get("chapter_sidecars") or []
     return [
