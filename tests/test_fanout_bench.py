@@ -47,3 +47,35 @@ def test_cases_name_their_format_and_the_old_spelling_still_works():
         FanoutCase(100_000, 2, "opus"),
         FanoutCase(3000, 8, "mp3"),
     ]
+
+
+def test_stored_runs_are_simulated_again_and_a_book_costs_its_second_encoding(tmp_path, capsys):
+    from supertonic_harness.function.rie import REPO_ROOT
+
+    stored = REPO_ROOT / "benchmarks" / "fanout-joined.json"
+    plain, book = tmp_path / "plain.json", tmp_path / "book.json"
+    assert cli.main(["bench", "--fanout-from", str(stored), "--json", str(plain)]) == 0
+    assert cli.main(["bench", "--fanout-from", str(stored), "--worker-encodes", "2", "--json", str(book)]) == 0
+    plain_report, book_report = json.loads(plain.read_text()), json.loads(book.read_text())
+    assert plain_report["runs"] == book_report["runs"] == json.loads(stored.read_text())["runs"]  # the runs as stored
+    for once, twice in zip(plain_report["measured"], book_report["measured"], strict=True):
+        assert twice["encode_ms_per_audio_s"] == 2 * once["encode_ms_per_audio_s"] > 0
+        assert twice["bytes_per_audio_s"] == 2 * once["bytes_per_audio_s"]  # the assembly joins the chapters' files too
+    for once, twice in zip(plain_report["simulation"], book_report["simulation"], strict=True):
+        assert twice["usd"] > once["usd"] and twice["wall_s"] >= once["wall_s"]
+    assert "encoded 2 time(s)" in capsys.readouterr().out
+
+
+def test_the_encoding_cost_is_measured_for_every_format_whole_and_in_parts(tmp_path, capsys):
+    from supertonic_engine import JOINABLE_FORMATS, available_formats
+
+    path = tmp_path / "encode.json"
+    from supertonic_harness.bench.encode_cost import format_encode_table, run_encode_cost
+
+    report = run_encode_cost(seconds=2.0, runs=1)
+    rows = {row["format"]: row for row in report["encode_rows"]}
+    assert set(rows) == set(available_formats())
+    assert all(row["whole_median"] > 0 for row in rows.values())
+    assert {fmt for fmt, row in rows.items() if row["part_median"] is not None} == set(JOINABLE_FORMATS) & set(rows)
+    path.write_text(format_encode_table(report))
+    assert "not joined" in path.read_text()  # ogg: encoded whole

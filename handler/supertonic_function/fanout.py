@@ -98,9 +98,10 @@ MESSAGE_FIELDS = frozenset({"bucket", "folder", "plan", "index"})
 # every NOISE_CHECKPOINT_PARTS parts, so 5,000 parts keep it under half a megabyte.
 MAX_PARTS = 5000
 # What the assembly of a format it cannot join (Ogg Vorbis, trimmed silence) spends encoding a second
-# of audio, measured in benchmarks/encode-cost.txt; it may spend at most ENCODE_SHARE_OF_TIMEOUT of the
-# function's Timeout on it, the rest being for reading the parts and uploading the file.
-ENCODE_MS_PER_AUDIO_S = {"wav": 0.3, "flac": 0.9, "ogg": 4.1, "mp3": 12.4, "opus": 47.9, "pcm": 15.1}
+# of audio, measured by ``supertonic-lambda bench --encode`` (benchmarks/encode-cost.json, one writer,
+# the median of two runs); it may spend at most ENCODE_SHARE_OF_TIMEOUT of the function's Timeout
+# on it, the rest being for reading the parts and uploading the file.
+ENCODE_MS_PER_AUDIO_S = {"wav": 0.23, "flac": 0.57, "ogg": 3.95, "mp3": 14.15, "opus": 19.73, "pcm": 1.3}
 ENCODE_SHARE_OF_TIMEOUT = 0.5
 # A WAV file's RIFF and data sizes are 32-bit fields (the header supertonic_engine.audio_stream
 # packs): a WAV file holds less than 4 GiB of samples however large /tmp is.

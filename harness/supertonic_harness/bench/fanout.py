@@ -111,12 +111,29 @@ def run_fanout(
             for case in cases:
                 runs.append(run_case(local, case, workers, engine))
                 print(_run_line(runs[-1]), flush=True)
+    report = {
+        "kind": "fanout",
+        "profile": profile,
+        "model": model,
+        "formats": sorted({case.format for case in cases}),
+        "runs": runs,
+        "note": "stand-in model: the audio is noise, not speech; times are this machine's under the profile's limits; "
+        "on the tiny stand-in the parts render fast and the join is what is measured (moto's S3 on loopback)",
+    }
+    return simulated(report, parts_report)
+
+
+def simulated(report: dict[str, Any], parts_report: Path | None = FULL_PARTS_REPORT, *, encodes: int = 1) -> dict[str, Any]:
+    """``report`` (its runs) with the simulation at scale made from them: again, for a report
+    stored before the encoding cost changed (``bench --fanout-from``). ``encodes``: times each
+    worker encodes its part and the assembly joins the audio (2 for a book: the chapters' files too)."""
+    runs, profile = report["runs"], report["profile"]
     parts_source, parts_runs, parts_profile = "this run", runs, profile
-    if model != "full" and parts_report is not None:
+    if report["model"] != "full" and parts_report is not None:
         reference = json.loads(Path(parts_report).read_text())
         parts_runs, parts_profile = reference["runs"], reference["profile"]
         parts_source = f"{Path(parts_report).name} (model {reference['model']}, profile {parts_profile})"
-    measured = measured_from(parts_runs, runs, _memory_mb(parts_profile))
+    measured = measured_from(parts_runs, runs, _memory_mb(parts_profile), encodes=encodes)
     rows = [row for m in measured for row in simulate_grid(m)]
     targets = check_targets(
         rows,
@@ -124,17 +141,12 @@ def run_fanout(
         _slowest_assembly_s([r for r in runs if r["chars"] >= 0.99 * FANOUT_CHARS]),
     )
     return {
-        "kind": "fanout",
-        "profile": profile,
-        "model": model,
-        "formats": sorted({case.format for case in cases}),
+        **report,
         "parts_from": parts_source,
-        "runs": runs,
+        "worker_encodes": encodes,
         "measured": [m.__dict__ for m in measured],
         "simulation": [row.to_json() for row in rows],
         "targets": [t.to_json() for t in targets],
-        "note": "stand-in model: the audio is noise, not speech; times are this machine's under the profile's limits; "
-        "on the tiny stand-in the parts render fast and the join is what is measured (moto's S3 on loopback)",
     }
 
 
@@ -307,7 +319,7 @@ def _remove(local: LocalFunction, before: set) -> None:
         local.s3.client.delete_object(Bucket=bucket, Key=key)
 
 
-def measured_from(parts_runs: list[dict[str, Any]], join_runs: list[dict[str, Any]], memory_mb: int) -> list[Measured]:
+def measured_from(parts_runs: list[dict[str, Any]], join_runs: list[dict[str, Any]], memory_mb: int, *, encodes: int = 1) -> list[Measured]:
     """Per-unit figures for the simulation, one per format joined, billed at ``memory_mb``: the parts from ``parts_runs``
     (their concurrency-1 runs, where no sandbox shares the CPU, at their most steps: what a user's
     job costs), the join from ``join_runs``."""
@@ -334,10 +346,11 @@ def measured_from(parts_runs: list[dict[str, Any]], join_runs: list[dict[str, An
                 memory_mb=memory_mb,
                 format=fmt,
                 # The slowest join seen: the rate a deployment can count on.
-                bytes_per_audio_s=statistics.fmean(a["bytes_per_audio_s"] for a in joined),
+                # A book's assembly joins its audio twice: the whole book's file, and the chapters' files.
+                bytes_per_audio_s=encodes * statistics.fmean(a["bytes_per_audio_s"] for a in joined),
                 join_bytes_per_s=float(min(a["join_bytes_per_s"] for a in joined)),
                 # Parts measured with the workers' encoder already in them need none added.
-                encode_ms_per_audio_s=0.0 if run.get("workers_encode") else ENCODE_MS_PER_AUDIO_S.get(fmt, 0.0),
+                encode_ms_per_audio_s=(encodes - (1 if run.get("workers_encode") else 0)) * ENCODE_MS_PER_AUDIO_S.get(fmt, 0.0),
             )
         )
     return measured
@@ -380,7 +393,7 @@ def format_fanout(report: dict[str, Any]) -> list[str]:
         lines.append("")
         lines.append(
             f"simulated on Lambda: parts from {report['parts_from']}, the assembly at the slowest join rate above "
-            "(SQS mapping: 5 batches at first, +300 a minute):"
+            f"(SQS mapping: 5 batches at first, +300 a minute), each part encoded {report.get('worker_encodes', 1)} time(s):"
         )
         lines += format_simulation([Simulated(**row) for row in report["simulation"]])
     if report.get("targets"):

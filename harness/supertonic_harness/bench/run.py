@@ -101,6 +101,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="CHARS:STEPS[:FORMAT],...",
         help="the --fanout jobs (default: 100000:8:mp3,100000:8:opus; FORMAT defaults to mp3)",
     )
+    p.add_argument(
+        "--fanout-from",
+        default=None,
+        metavar="FILE",
+        help="instead: simulate the runs a --fanout report stored again, with today's encoding cost",
+    )
+    p.add_argument(
+        "--worker-encodes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --fanout-from: times each worker encodes its part (2 for a book: its chapter's file too)",
+    )
+    p.add_argument(
+        "--encode",
+        action="store_true",
+        help="instead: what encoding a second of audio costs per format, whole and as a part joined from parts",
+    )
     p.add_argument("--concurrency", default="1,2", metavar="N,N", help="sandboxes for --fanout, one run each (default: 1,2)")
     p.add_argument("--steps", type=int, default=2, help="steps for --soak and --memory-scaling (memory does not depend on them)")
     p.add_argument("--ort-profile", action="store_true", help="also report ONNX Runtime's time per operator for the summary case")
@@ -121,8 +139,16 @@ def run_command(args: argparse.Namespace) -> int:
     if args.latency:
         return run_latency_command(args, Path(args.json_path) if args.json_path else None)
     args.json_path = args.json_path or "bench.json"
-    if args.fanout:
+    if args.fanout or args.fanout_from:
         return run_fanout_command(args)
+    if args.encode:
+        from .encode_cost import format_encode_table, run_encode_cost
+
+        encode_report = run_encode_cost(runs=args.runs or 2)
+        print(format_encode_table(encode_report))
+        Path(args.json_path).write_text(json.dumps(encode_report, indent=2))
+        print(f"\nwrote {args.json_path}")
+        return 0
     model_dir = Path(ensure_standin(args.model)) if args.model in ("tiny", "full") else Path(args.model)
     ours = [Side("ours", "ours")] + [parse_variant(v) for v in args.variant]
     if args.prepare:
@@ -160,10 +186,13 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def run_fanout_command(args: argparse.Namespace) -> int:
-    from .fanout import format_fanout, parse_cases, run_fanout
+    from .fanout import format_fanout, parse_cases, run_fanout, simulated
 
-    concurrency = tuple(int(n) for n in args.concurrency.split(","))
-    report = run_fanout(args.model, cases=parse_cases(args.fanout_cases), concurrency=concurrency, profile=args.profile)
+    if args.fanout_from:  # the stored runs simulated again (the encoding's cost changed, or a book's)
+        report = simulated(json.loads(Path(args.fanout_from).read_text()), encodes=args.worker_encodes)
+    else:
+        concurrency = tuple(int(n) for n in args.concurrency.split(","))
+        report = run_fanout(args.model, cases=parse_cases(args.fanout_cases), concurrency=concurrency, profile=args.profile)
     print("\n".join(format_fanout(report)))
     Path(args.json_path).write_text(json.dumps(report, indent=2, ensure_ascii=False))
     print(f"\nwrote {args.json_path}")
