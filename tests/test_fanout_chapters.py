@@ -184,3 +184,22 @@ def test_a_book_planned_before_chapters_had_files_is_still_joined(app, s3, queue
     assert app.lambda_handler(sqs_event([last], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
     manifest = _manifest(s3, planned)
     assert "chapters" not in manifest and _read(s3, manifest["audio"]["key"])
+
+
+def test_a_book_in_parts_has_each_chapter_s_marks_timed_on_its_own_file(app, s3, queues):
+    key = "input/marked.md"
+    s3.put_object(Bucket=INPUT_BUCKET, Key=key, Body=BOOK.encode(), Metadata={**OPTIONS, "format": "wav", "marks": "sentence"})
+    head = s3.head_object(Bucket=INPUT_BUCKET, Key=key)
+    (planned,) = app.lambda_handler(s3_put_event(INPUT_BUCKET, key, head["ContentLength"], head["ETag"]), LambdaContext())["results"]
+    assert planned["status"] == "planned"
+    _deliver_until_quiet(app, queues)
+    manifest = _manifest(s3, planned)
+    book_marks = [json.loads(line) for line in _read(s3, manifest["sidecars"]["marks.jsonl"]).decode().splitlines()]
+    moved = []
+    for chapter in manifest["chapters"]:
+        marks = [json.loads(line) for line in _read(s3, chapter["sidecars"]["marks.jsonl"]).decode().splitlines()]
+        assert marks[0]["time"] == 0 and marks[0]["value"].startswith(chapter["title"])  # its title, heard first
+        assert all(m["time"] < chapter["duration_s"] * 1000 for m in marks)
+        moved += [{**m, "time": m["time"] + round(chapter["start_s"] * 1000)} for m in marks]
+    assert [m["value"] for m in moved] == [m["value"] for m in book_marks]
+    assert all(abs(a["time"] - b["time"]) <= 1 for a, b in zip(moved, book_marks, strict=True))
