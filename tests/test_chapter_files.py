@@ -199,3 +199,14 @@ def test_a_chapter_that_says_nothing_has_no_file(app: Any, s3: Any) -> None:
     one, silent, three = manifest["chapters"]
     assert silent == {"title": "🙂", "start_s": None, "duration_s": None, "audio": None, "sidecars": {}}
     assert one["audio"] and three["audio"] and three["start_s"] == pytest.approx(one["duration_s"], abs=1e-3)
+
+
+def test_a_title_read_as_an_abbreviation_keeps_its_chapter_s_chunks(engine: Engine) -> None:
+    # "St." alone on its line is not "Saint" for the next paragraph's name: a blank line ends it.
+    chapters = read_markdown("# Prologue\n\nIt began at night. The rain fell.\n\n# St.\n\nSaint Mary rang.\n")
+    prepared = engine.prepare(book_text(chapters), SynthesisOptions())
+    runs = chapter_chunks(chapter_marks(chapters), prepared.chunk_byte_ranges)
+    assert [[prepared.chunks[i] for i in run] for run in runs] == [
+        ["Prologue.", "It began at night. The rain fell."],
+        ["Street.", "Saint Mary rang."],
+    ]

@@ -127,7 +127,8 @@ def _abbreviation(match: re.Match[str]) -> str:
         # Saint before a name (St. Louis), Street after one (Main St.).
         before = match.string[: match.start()]
         after = match.string[match.end() :]
-        street = re.search(r"[A-Z][a-z]*\s$", before) or not re.match(r"\s+[A-Z]", after)
+        # A name on the same line or the next, never across a blank line (a title "St." ends its paragraph).
+        street = re.search(r"[A-Z][a-z]*\s$", before) or not re.match(r"[^\S\n]*\n?[^\S\n]*[A-Z]", after) or not after[:1].isspace()
         expansion, may_end = ("Street", True) if street else ("Saint", False)
     else:
         expansion, may_end = ABBREVIATIONS[word]
