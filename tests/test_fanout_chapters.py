@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import subprocess
+import time
 from typing import Any
 
 import numpy as np
@@ -203,3 +204,69 @@ def test_a_book_in_parts_has_each_chapter_s_marks_timed_on_its_own_file(app, s3,
         moved += [{**m, "time": m["time"] + round(chapter["start_s"] * 1000)} for m in marks]
     assert [m["value"] for m in moved] == [m["value"] for m in book_marks]
     assert all(abs(a["time"] - b["time"]) <= 1 for a, b in zip(moved, book_marks, strict=True))
+
+
+MANY_CHAPTERS = "\n\n".join(f"# Chapter {c}\n\nSentence {c} of a short chapter is read here." for c in range(1, 9)) + "\n"
+
+
+def _drop_many(app: Any, s3: Any) -> dict[str, Any]:
+    key = "input/many.md"
+    s3.put_object(Bucket=INPUT_BUCKET, Key=key, Body=MANY_CHAPTERS.encode(), Metadata={**OPTIONS, "format": "wav"})
+    head = s3.head_object(Bucket=INPUT_BUCKET, Key=key)
+    (planned,) = app.lambda_handler(s3_put_event(INPUT_BUCKET, key, head["ContentLength"], head["ETag"]), LambdaContext())["results"]
+    assert planned["status"] == "planned"
+    return planned
+
+
+def test_an_assembly_short_of_time_begins_no_new_file_after_finishing_one(app, s3, queues, monkeypatch):
+    from supertonic_function import fanout
+    from supertonic_function.storage import ObjectStore
+
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)  # always short of time
+    invocation, finished = [0], []
+    real_put = ObjectStore.put_joined
+
+    def counted(self: Any, bucket: str, key: str, *args: Any, **kwargs: Any) -> Any:
+        left = real_put(self, bucket, key, *args, **kwargs)
+        finished.extend([invocation[0]] if left is None else [])
+        return left
+
+    monkeypatch.setattr(ObjectStore, "put_joined", counted)
+    planned = _drop_many(app, s3)
+    while messages := receive_all(queues["parts"]):
+        for message in messages:
+            invocation[0] += 1
+            assert app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    manifest = _manifest(s3, planned)
+    assert len(manifest["chapters"]) == 8 and len(finished) == 9  # the book and its eight chapters, each once
+    assert len(set(finished)) == len(finished)  # one file finished an invocation: each short one still waits its turn
+
+
+def test_a_stale_claim_of_a_resumed_assembly_that_died_is_taken_over(app, s3, queues, monkeypatch):
+    import dataclasses
+
+    from supertonic_function import fanout
+
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 10.0**9)
+    planned = _drop_many(app, s3)
+    while messages := receive_all(queues["parts"]):
+        parts = [m for m in messages if fanout.PART_MESSAGE in json.loads(m["Body"])]
+        for message in parts:
+            app.lambda_handler(sqs_event([message], queues["parts_arn"], REGION), LambdaContext())
+        if len(parts) < len(messages):
+            handed_over = next(m for m in messages if m not in parts)
+            break
+    claim_key = planned["manifest_key"].replace("manifest.json", "assembly.json")
+    claim = json.loads(_read(s3, claim_key))
+    # The invocation that took it over renewed it under a token no message carries, then was killed.
+    s3.put_object(Bucket=OUTPUT_BUCKET, Key=claim_key, Body=json.dumps({**claim, "token": "f" * 32}).encode())
+    monkeypatch.setattr(fanout, "RESUME_MIN_LEFT_S", 0.0)
+    config = app.service.config
+    # A Timeout its claim is already older than (the margin, 2 s, still below it).
+    monkeypatch.setattr(app.service, "config", dataclasses.replace(config, function_timeout_s=2.5))
+    time.sleep(2.6)
+    assert app.lambda_handler(sqs_event([handed_over], queues["parts_arn"], REGION), LambdaContext()) == {"batchItemFailures": []}
+    monkeypatch.setattr(app.service, "config", config)
+    _deliver_until_quiet(app, queues)
+    manifest = _manifest(s3, planned)
+    assert all(_read(s3, c["audio"]["key"]) for c in manifest["chapters"])

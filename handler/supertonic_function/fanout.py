@@ -72,7 +72,7 @@ from .invocation import LambdaCall
 from .layout import MAX_KEY_BYTES, ResultKeys
 from .results import AudioSummary, ChapterFile, ChunkEntry
 from .service import Service
-from .storage import MULTIPART_MAX_PARTS, MULTIPART_MIN_PART_BYTES, JoinedObject, JoinedProgress, StoredPiece
+from .storage import MULTIPART_MAX_PARTS, MULTIPART_MIN_PART_BYTES, JoinedObject, JoinedProgress, ObjectInfo, StoredPiece
 from .telemetry import logger
 
 # The assembly reads each encoded part's render time with a HEAD; this many at once keep a
@@ -549,8 +549,15 @@ def _serve_assembly(service: Service, body: Mapping[str, Any], call: LambdaCall)
             return {"status": "dropped"}
         return {"assembly": assemble(service, keys, str(plan_doc["format"]), options, total, call)}
     claim = store.get_json(keys.bucket, keys.claim)
-    if claim is None or claim.get("token") != order.token or held.etag is None:
+    if claim is None or held.etag is None:
         return {"assembly": "claimed_elsewhere"}
+    if claim.get("token") != order.token:
+        # Another assembler's, unless it is older than the Timeout: then that one died (the message
+        # that handed it over is spent, as this one would be), and this delivery goes on for it.
+        if not _stale(service, held):
+            return {"assembly": "claimed_elsewhere"}
+        if "audio_key" not in claim:  # a first assembly that died before it parked: assembled anew
+            return {"assembly": assemble(service, keys, str(plan_doc["format"]), options, total, call)}
     # Taken over with a compare-and-swap: of two deliveries of this message one goes on, and the
     # claim's new age says this invocation is alive. Its token changes too, so a delivery that reads
     # the renewed claim later cannot take it over (and resume an upload this one is finishing).
@@ -644,7 +651,12 @@ def assemble(
                 stop = _ShortOfTime(call)
                 for number in range(first, len(files)):  # the files before ``first`` are complete
                     key, pieces = files[number]
-                    progress = JoinedProgress.from_json(resumed["upload"]) if resumed and number == first else None
+                    if number > first and stop():  # a file done here already: the next one may wait for a later invocation
+                        joining = _Joining(audio_key, chapter_keys, number, None)
+                        _park(service, keys, plan_doc, joining, before_ms + (time.perf_counter() - started) * 1000.0, request_id)
+                        return "parked"
+                    upload = resumed.get("upload") if resumed and number == first else None
+                    progress = JoinedProgress.from_json(upload) if upload else None
                     left = store.put_joined(
                         keys.bucket, key, pieces, content_type=content_type(fmt, sample_rate), progress=progress, stop=stop
                     )
@@ -862,7 +874,7 @@ class _Joining:
     audio_key: str
     chapter_keys: list[str | None]
     file: int
-    upload: JoinedProgress
+    upload: JoinedProgress | None  # None: the file is not begun
 
 
 def _park(
@@ -885,7 +897,7 @@ def _park(
         "audio_key": joining.audio_key,
         "chapter_keys": joining.chapter_keys,
         "file": joining.file,
-        "upload": progress.to_json(),
+        "upload": None if progress is None else progress.to_json(),
         "assembly_ms": round(assembly_ms, 1),
     }
     service.store.put_json(keys.bucket, keys.claim, claim)
@@ -893,7 +905,12 @@ def _park(
     _send(service, [message])
     logger.info(
         "assembly parked",
-        extra={"folder": keys.folder, "file": joining.file, "next_piece": progress.next_piece, "parts_sent": len(progress.parts)},
+        extra={
+            "folder": keys.folder,
+            "file": joining.file,
+            "next_piece": 0 if progress is None else progress.next_piece,
+            "parts_sent": 0 if progress is None else len(progress.parts),
+        },
     )
 
 
@@ -905,11 +922,16 @@ def _claim(service: Service, keys: ResultKeys, request_id: str) -> bool:
     if store.put_json(keys.bucket, keys.claim, claim, only_if_absent=True):
         return True
     held = store.head(keys.bucket, keys.claim)
-    timeout_s = service.config.function_timeout_s or 900.0
-    if held is not None and held.last_modified is not None and (datetime.now(UTC) - held.last_modified).total_seconds() > timeout_s:
+    if held is not None and _stale(service, held):
         # Only the claim that was seen stale: one renewed meanwhile (an assembly going on) stands.
         return held.etag is not None and store.put_json(keys.bucket, keys.claim, claim, if_match=held.etag)
     return False
+
+
+def _stale(service: Service, held: ObjectInfo) -> bool:
+    """Whether a claim is older than the function's timeout: its assembler died (timeout, out of memory)."""
+    timeout_s = service.config.function_timeout_s or 900.0
+    return held.last_modified is not None and (datetime.now(UTC) - held.last_modified).total_seconds() > timeout_s
 
 
 def _release(service: Service, keys: ResultKeys) -> None:
