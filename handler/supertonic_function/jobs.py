@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,6 +24,9 @@ from .request import parse_request
 from .s3_trigger import result_keys
 from .service import Service
 from .storage import ObjectTooLarge
+
+# HEADs and presigned links made at once for a done job's files (a book's chapters each have some).
+LINKS_AT_ONCE = 16
 
 
 @dataclass(frozen=True)
@@ -83,32 +87,31 @@ def status(service: Service, job_id: str) -> dict[str, Any]:
         return results.queued(job_id, submitted_at)
     if manifest.get("status") != "done":
         return {"job_id": job_id, **results.public(manifest)}
-    audio = _link(service, keys.bucket, manifest["audio"]["key"])
-    if audio is None:
-        return _expired(service, job_id, "its audio")
-    sidecars = _links(service, keys.bucket, manifest.get("sidecars") or {})
-    if isinstance(sidecars, str):
-        return _expired(service, job_id, f"its {sidecars}")
-    chapters = []
-    for number, chapter in enumerate(manifest.get("chapters") or [], 1):
-        chapter_audio = _link(service, keys.bucket, chapter["audio"]["key"]) if chapter.get("audio") else None
-        chapter_sidecars = _links(service, keys.bucket, chapter.get("sidecars") or {})
-        if (chapter.get("audio") and chapter_audio is None) or isinstance(chapter_sidecars, str):
-            return _expired(service, job_id, f"chapter {number}'s {chapter_sidecars if isinstance(chapter_sidecars, str) else 'audio'}")
-        chapters.append(results.ChapterLinks(chapter_audio, chapter_sidecars))
+    # Every file of the result is looked up at once: a book has a file or more per chapter. Each is
+    # named (whose, name) as an expired answer names what is gone: ("its", "audio"), ("chapter 2's", "marks.jsonl").
+    files = {("its", "audio"): manifest["audio"]["key"], **{("its", name): key for name, key in (manifest.get("sidecars") or {}).items()}}
+    chapter_entries = manifest.get("chapters") or []
+    for number, chapter in enumerate(chapter_entries, 1):
+        if chapter.get("audio"):
+            files[(f"chapter {number}'s", "audio")] = chapter["audio"]["key"]
+        files |= {(f"chapter {number}'s", name): key for name, key in (chapter.get("sidecars") or {}).items()}
+    with ThreadPoolExecutor(max_workers=LINKS_AT_ONCE) as pool:
+        found = dict(zip(files, pool.map(lambda key: _link(service, keys.bucket, key), files.values()), strict=True))
+    links = {what: link for what, link in found.items() if link is not None}
+    audio = links.get(("its", "audio"))
+    if audio is None or len(links) < len(found):
+        whose, name = next(what for what, link in found.items() if link is None)
+        return _expired(service, job_id, f"{whose} {name}")
+
+    def named(whose: str) -> dict[str, results.FileLink]:
+        return {name: link for (owner, name), link in links.items() if owner == whose and name != "audio"}
+
+    sidecars = named("its")
+    chapters = [
+        results.ChapterLinks(links.get((f"chapter {n}'s", "audio")), named(f"chapter {n}'s")) for n in range(1, len(chapter_entries) + 1)
+    ]
     document = results.public(manifest, sidecars, chapters)
     return {"job_id": job_id, **document, "audio_url": audio.url, "expires_in_s": audio.expires_s}
-
-
-def _links(service: Service, bucket: str, keys: dict[str, str]) -> dict[str, results.FileLink] | str:
-    """A fresh link to each of ``keys`` (name -> key), or the name of the first one gone."""
-    links = {}
-    for name, key in keys.items():
-        link = _link(service, bucket, key)
-        if link is None:
-            return name
-        links[name] = link
-    return links
 
 
 def _link(service: Service, bucket: str, key: str) -> results.FileLink | None:
