@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 import time
 from typing import Any
 
@@ -15,6 +14,7 @@ import numpy as np
 import pytest
 import soundfile
 from fixtures_s3 import INPUT_BUCKET, OUTPUT_BUCKET, REGION, LambdaContext, receive_all
+from test_fanout import _ffmpeg_decoded
 
 from supertonic_engine import SynthesisOptions, book_text, encode, read_markdown
 from supertonic_harness.fronts.s3 import s3_put_event
@@ -88,19 +88,6 @@ def test_a_book_rendered_in_parts_has_chapter_files_that_end_to_end_are_the_book
     if fmt == "wav":  # the book itself is the one-invocation render's, as the joined files always were
         options = SynthesisOptions(voice="M1", steps=1, seed=5)
         assert book == encode(app.service.engine.synthesize(book_text(read_markdown(BOOK)), options).audio, rate, "wav")
-
-
-def _ffmpeg_decoded(data: bytes, suffix: str, tmp_path: Any) -> np.ndarray:
-    """What a player reads: ffmpeg's decode, which must report nothing wrong."""
-    import imageio_ffmpeg
-
-    path = tmp_path / f"chapter.{suffix}"
-    path.write_bytes(data)
-    run = subprocess.run(
-        [imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i", str(path), "-f", "f32le", "-"], capture_output=True, check=True
-    )
-    assert run.stderr == b""
-    return np.frombuffer(run.stdout, np.float32)
 
 
 # A codec frame, in samples at the format's rate: MPEG-1 Layer III's 1152, and the 20 ms Opus frame at 48 kHz.

@@ -719,13 +719,14 @@ def _chapter_files(
         return None
     sidecars = plan_doc.get("chapter_sidecars") or []
     return [
-        ChapterFile(
+        ChapterFile.of(
             title,
-            None if key is None or made.start is None else made.start / sample_rate,
-            None if key is None else made.frames / sample_rate,
-            key,
-            None if key is None else made.size_bytes,
-            sidecars[number] if number < len(sidecars) else {},
+            start=made.start,
+            frames=made.frames,
+            key=key,
+            size_bytes=made.size_bytes,
+            sidecars=sidecars[number] if number < len(sidecars) else {},
+            sample_rate=sample_rate,
         )
         for number, (title, made, key) in enumerate(zip(titles, chapters, chapter_keys, strict=True))
     ]

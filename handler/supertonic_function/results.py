@@ -138,6 +138,24 @@ class ChapterFile:
     size_bytes: int | None
     sidecars: Mapping[str, str]  # name -> key, as the book's
 
+    @classmethod
+    def of(
+        cls,
+        title: str,
+        *,
+        start: int | None,
+        frames: int,
+        key: str | None,
+        size_bytes: int | None,
+        sidecars: Mapping[str, str],
+        sample_rate: int,
+    ) -> ChapterFile:
+        """A chapter's entry from where its file begins in the book and its length, in frames at
+        ``sample_rate``; without a ``key`` (or a start) it has no file."""
+        if key is None or start is None:
+            return cls(title, None, None, None, None, sidecars)
+        return cls(title, start / sample_rate, frames / sample_rate, key, size_bytes, sidecars)
+
     def to_json(self, bucket: str, content_type: str) -> dict[str, Any]:
         audio = (
             None

@@ -262,17 +262,17 @@ def _chapter_files(
     service: Service, chapters: list[ChapterMark], rendered: Rendered, keys: list[str], sidecars: Sidecars
 ) -> list[results.ChapterFile]:
     """What the manifest says of each chapter: where its file begins in the book, and the file."""
-    rate, start, files = service.engine.sample_rate, 0, []
+    files, start = [], 0
     for number, (chapter, audio) in enumerate(zip(chapters, rendered.chapters, strict=True)):
-        heard = audio.path is not None
         files.append(
-            results.ChapterFile(
+            results.ChapterFile.of(
                 chapter.title,
-                start / rate if heard else None,
-                audio.frames / rate if heard else None,
-                keys[number] if heard else None,
-                audio.size_bytes,
-                sidecars.chapters[number] if number < len(sidecars.chapters) else {},
+                start=start,
+                frames=audio.frames,
+                key=keys[number] if audio.path is not None else None,
+                size_bytes=audio.size_bytes,
+                sidecars=sidecars.chapters[number] if number < len(sidecars.chapters) else {},
+                sample_rate=service.engine.sample_rate,
             )
         )
         start += audio.frames
