@@ -52,6 +52,7 @@ from supertonic_engine import (
     ChapterSplitter,
     Engine,
     Part,
+    PartCodec,
     PartSpan,
     Prepared,
     SynthesisOptions,
@@ -61,8 +62,6 @@ from supertonic_engine import (
     content_type,
     part_codec,
 )
-from supertonic_engine.part_codecs import PartCodec
-from supertonic_engine.part_span import spans
 
 from . import results
 from .config import ENV_EPHEMERAL_STORAGE_MB, ENV_FUNCTION_TIMEOUT, ENV_PARTS_QUEUE_URL
@@ -520,7 +519,7 @@ def chapter_spans(book: Sequence[PartSpan], runs: Sequence[range]) -> list[list[
         frames = [book[index].frames - book[index].lead + lead for index, lead in zip(run, leads, strict=True)]
         if run and run.stop < len(book):
             frames[-1] += book[run.stop].lead
-        out.append(spans(frames, book[0].sample_rate, leads) if run else [])
+        out.append(PartSpan.of_parts(frames, book[0].sample_rate, leads) if run else [])
     return out
 
 

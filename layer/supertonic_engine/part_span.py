@@ -31,6 +31,11 @@ class PartSpan:
         if not 0 <= self.lead <= self.frames or self.next_lead < 0 or (self.last and self.next_lead):
             raise ValueError(f"part {self.index}: silence of {self.lead} frames before, {self.next_lead} after")
 
+    @staticmethod
+    def of_parts(frames: Sequence[int], sample_rate: int, leads: Sequence[int] | None = None) -> list[PartSpan]:
+        """The spans of parts of ``frames`` each, one after another (``spans``)."""
+        return spans(frames, sample_rate, leads)
+
     @property
     def end(self) -> int:
         return self.start + self.frames
