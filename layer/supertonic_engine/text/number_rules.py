@@ -1,0 +1,248 @@
+"""Numbers read aloud in a language from its ``NumberLocale``: the same rules for every language,
+its facts and words where the grammar differs.
+
+In order, as a reader meets them: numeric dates, clock times, money (the symbol before or after),
+percentages, numbers with a unit, ordinals as the language marks them, years after a cue word,
+the minus sign, then any number left, then symbols said aloud. A number the language's rules
+cannot spell keeps its digits.
+
+A number written in the other convention (an English-style ``3.5 kg`` in a Spanish text) is read by
+one documented rule: in a language whose decimal mark is a comma, a dot followed by exactly three
+digits groups thousands (``1.000`` is a thousand) and a dot followed by any other count of digits
+is a decimal point (``3.5`` is three and a half); in a language whose decimal mark is a dot, the
+same holds for the comma (``1,000`` a thousand, ``3,5`` three and a half). A comma followed by three
+digits in a comma-decimal language is that language's own decimal (``1,234`` is one point two three four),
+unless its locale says both conventions are common (``three_digits_group``: Spanish 15,000 is fifteen thousand).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+from .number_locale import Noun, NumberLocale, locale_for
+from .number_words import LARGEST, spell
+from .numbers import MINUS_SIGN
+from .rules import Rule, alternation, apply_rules
+
+_SPACES = " \u00a0\u202f"  # a space, a no-break space, a narrow no-break space: how French and others group
+
+
+class _Reader:
+    """Spells the numbers of one locale; every method answers None where the digits must stay."""
+
+    def __init__(self, locale: NumberLocale) -> None:
+        self.locale = locale
+        decimal = locale.decimal_mark
+        self.other_mark = "." if decimal == "," else ","
+        self.groups = "".join(dict.fromkeys(locale.group_marks + (_SPACES if " " in locale.group_marks else "")))
+        g, d, o = re.escape(self.groups), re.escape(decimal), re.escape(self.other_mark)
+        grouped = [rf"\d{{1,3}}(?:[{g}]\d{{3}})+(?:{d}\d+)?"] if self.groups else []
+        if self.other_mark not in self.groups:  # 1,000,000 written the other way: two groups or more say so
+            grouped.append(rf"\d{{1,3}}(?:{o}\d{{3}}){{2,}}(?:{d}\d+)?")
+        # A number: grouped thousands with an optional decimal part, or digits with one mark of
+        # either convention; never a piece of a longer run of digits and marks (1.2.3, 12:30:15).
+        self.pattern = rf"(?<![\d{d}{o}])(?:{'|'.join([*grouped, rf'\d+(?:[{d}{o}]\d+)?'])})(?![\d]|[{d}{o}]\d)"
+
+    def split(self, token: str) -> tuple[str, str]:
+        """The integer digits and the decimal digits of a number as written (the module docstring's rule)."""
+        decimal, other = self.locale.decimal_mark, self.other_mark
+        for mark in self.groups.replace(decimal, ""):
+            if _groups_thousands(token, mark):
+                token = token.replace(mark, "")
+        if other not in self.groups and token.count(other) >= 2 and _groups_thousands(token, other):
+            token = token.replace(other, "")
+        integer, mark, fraction = _last_mark(token, decimal, other)
+        if len(fraction) == 3 and (mark == other or self.locale.three_digits_group):  # 1.000 where the comma is the decimal mark
+            return integer + fraction, ""
+        return integer, fraction
+
+    def integer(self, digits: str, ruleset: str | None = None) -> str | None:
+        """Digits as one number, or one by one where people read them so (a leading zero, past ``LARGEST``)."""
+        lang, rules = self.locale.lang, ruleset or self.locale.cardinal
+        if (len(digits) > 1 and digits.startswith("0")) or len(digits) > len(str(LARGEST)):
+            return self.digits(digits)
+        return spell(int(digits), lang, rules)
+
+    def digits(self, digits: str) -> str | None:
+        words = [spell(int(digit), self.locale.lang, self.locale.cardinal) for digit in digits]
+        return None if None in words else " ".join(w for w in words if w)
+
+    def number(self, token: str, ruleset: str | None = None) -> str | None:
+        integer, fraction = self.split(token)
+        whole = self.integer(integer, ruleset)
+        if whole is None or not fraction:
+            return whole
+        as_number = self.locale.fraction_as_number and len(fraction) <= 3 and not fraction.startswith("0")
+        part = self.integer(fraction) if as_number else self.digits(fraction)
+        return None if part is None else f"{whole} {self.locale.decimal_word} {part}"
+
+    def with_noun(self, token: str, noun: Noun) -> str | None:
+        """A number and the word after it, in the form the number asks for (3,5 km: the decimal form)."""
+        integer, fraction = self.split(token)
+        said = self.number(token, noun.ruleset)
+        if said is None:
+            return None
+        category = "decimal" if fraction else self.locale.plural_of(int(integer) if len(integer) < 19 else 5)
+        return f"{said} {noun.form(category) if category != 'decimal' else (noun.decimal or noun.other)}"
+
+
+def _groups_thousands(token: str, mark: str) -> bool:
+    """Whether ``mark`` groups ``token``'s thousands: one to three digits, then three after each mark (1.000.000, not 3.5)."""
+    pieces = token.split(mark)
+    return len(pieces) > 1 and 1 <= len(_leading_digits(pieces[0])) <= 3 and all(len(_leading_digits(p)) == 3 for p in pieces[1:])
+
+
+def _leading_digits(text: str) -> str:
+    return re.match(r"\d*", text).group()  # type: ignore[union-attr]
+
+
+def _last_mark(token: str, decimal: str, other: str) -> tuple[str, str, str]:
+    for mark in (decimal, other):
+        if mark in token:
+            integer, _, fraction = token.rpartition(mark)
+            return integer.replace(decimal, "").replace(other, ""), mark, fraction
+    return token, "", ""
+
+
+def _or_kept(said: str | None, match: re.Match[str]) -> str:
+    return match.group() if said is None else said
+
+
+def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
+    """The locale's rules, in the order the module docstring gives."""
+    reader = _Reader(locale)
+    number = reader.pattern
+    rules: list[Rule] = []
+
+    if locale.date and locale.months:
+        for pattern, day_ruleset in locale.dates:
+            rules.append(Rule("date, numeric", re.compile(pattern), _date_speller(reader, day_ruleset)))
+    if locale.time:
+        marks = re.escape(locale.time_marks)
+        suffix = rf"(?:\s?(?:{alternation(locale.time_suffixes)})(?!\w))?" if locale.time_suffixes else ""
+        time = rf"(?<![\d:.,])(?P<hour>[01]?\d|2[0-4])[{marks}](?P<minute>[0-5]\d)(?![\d]|[{marks}]\d){suffix}"
+        rules.append(Rule("clock time", re.compile(time), _time_speller(reader)))
+    if locale.currencies:
+        symbols = alternation(locale.currencies)
+        rules.append(Rule("money, sign first", re.compile(rf"(?P<sign>{symbols})\s?(?P<amount>{number})"), _money_speller(reader)))
+        rules.append(Rule("money, sign after", re.compile(rf"(?P<amount>{number})\s?(?P<sign>{symbols})(?!\w)"), _money_speller(reader)))
+    percent = locale.units.get("%")
+    if percent is not None and locale.percent_before:
+        rules.append(Rule("percent", re.compile(rf"%\s?(?P<amount>{number})"), lambda m: _or_kept(_percent_first(reader, m), m)))
+    if locale.units:
+        units = alternation(locale.units)
+        rules.append(
+            Rule(
+                "number with a unit",
+                re.compile(rf"(?P<amount>{number})\s?(?P<unit>{units})(?![\w%])"),
+                lambda m: _or_kept(reader.with_noun(m.group("amount"), locale.units[m.group("unit")]), m),
+            )
+        )
+    for pattern, ruleset in locale.ordinals:
+        rules.append(Rule("ordinal", re.compile(pattern), _ordinal_speller(reader, ruleset)))
+    if locale.year_cues:
+        cues = "|".join(map(re.escape, locale.year_cues))
+        year_rules = locale.year or locale.cardinal
+        rules.append(
+            Rule(
+                "year",
+                re.compile(rf"(?i:(?<!\w)(?P<cue>{cues}))\s(?P<year>1\d{{3}}|20\d{{2}})(?![\d]|[.,]\d)"),
+                lambda m: f"{m.group('cue')} {_or_kept(reader.integer(m.group('year'), year_rules), m)}",
+            )
+        )
+    rules.append(Rule("minus sign", re.compile(MINUS_SIGN), lambda m: f"{locale.minus_word} "))
+    rules.append(Rule("number", re.compile(number), lambda m: _or_kept(reader.number(m.group()), m)))
+    if locale.symbols:
+        said = locale.symbols
+        rules.append(Rule("symbol", re.compile(alternation(said)), lambda m: f" {said[m.group()]} "))
+    return tuple(rules)
+
+
+def _percent_first(reader: _Reader, match: re.Match[str]) -> str | None:
+    noun = reader.locale.units["%"]
+    said = reader.number(match.group("amount"), noun.ruleset)
+    return None if said is None else f"{noun.other} {said}"
+
+
+def _money_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
+    locale = reader.locale
+
+    def spell_money(match: re.Match[str]) -> str:
+        currency = locale.currencies[match.group("sign")]
+        integer, fraction = reader.split(match.group("amount"))
+        if len(fraction) > 2 or (fraction and currency.minor is None and len(fraction) != 2):
+            return _or_kept(reader.with_noun(match.group("amount"), currency.major), match)
+        major = reader.integer(integer, currency.major.ruleset)
+        if major is None:
+            return match.group()
+        unit = currency.major.form(locale.plural_of(int(integer) if len(integer) < 19 else 5))
+        cents = int(fraction.ljust(2, "0")) if fraction else 0
+        if not cents:
+            return locale.money.format(major=major, unit=unit)
+        minor_rules = currency.minor.ruleset if currency.minor is not None else None
+        minor = reader.integer(str(cents), minor_rules)
+        if minor is None:
+            return match.group()
+        subunit = currency.minor.form(locale.plural_of(cents)) if currency.minor is not None else ""
+        return " ".join(locale.money_with_minor.format(major=major, unit=unit, minor=minor, subunit=subunit).split())
+
+    return spell_money
+
+
+def _ordinal_speller(reader: _Reader, ruleset: str) -> Callable[[re.Match[str]], str]:
+    def spell_ordinal(match: re.Match[str]) -> str:
+        said = reader.integer(match.group("n"), ruleset)
+        if said is None:
+            return match.group()
+        return match.group()[: match.start("n") - match.start()] + said
+
+    return spell_ordinal
+
+
+def _time_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
+    locale = reader.locale
+
+    def spell_time(match: re.Match[str]) -> str:
+        hour, minute = int(match.group("hour")), int(match.group("minute"))
+        if hour == 24 and minute:
+            return match.group()
+        said_hour = reader.integer(str(hour), locale.hour_ruleset)
+        said_minute = reader.integer(str(minute), locale.minute_ruleset)
+        if said_hour is None or said_minute is None:
+            return match.group()
+        template = locale.time_on_the_hour if minute == 0 and locale.time_on_the_hour else locale.time
+        return template.format(hour=said_hour, minute=said_minute)  # type: ignore[union-attr]
+
+    return spell_time
+
+
+def _date_speller(reader: _Reader, day_ruleset: str) -> Callable[[re.Match[str]], str]:
+    locale = reader.locale
+
+    def spell_date(match: re.Match[str]) -> str:
+        day, month, year = int(match.group("d")), int(match.group("m")), match.group("y")
+        if not (1 <= day <= 31 and 1 <= month <= 12):
+            return match.group()
+        said_day = reader.integer(str(day), day_ruleset)
+        said_year = reader.integer(year, locale.year or locale.cardinal)
+        if said_day is None or said_year is None:
+            return match.group()
+        kept = match.group()[: match.start("d") - match.start()]
+        return kept + locale.date.format(day=said_day, month=locale.months[month - 1], year=said_year)  # type: ignore[union-attr]
+
+    return spell_date
+
+
+@cache
+def rules_for(lang: str) -> tuple[Rule, ...] | None:
+    """``lang``'s number rules, built on its first text; None for a language without a locale."""
+    locale = locale_for(lang)
+    return None if locale is None else build_rules(locale)
+
+
+def read_numbers(text: str, lang: str) -> str:
+    """``text`` with its numbers, money, dates, times, units and symbols in ``lang``'s words."""
+    rules = rules_for(lang)
+    return text if rules is None else apply_rules(text, rules)

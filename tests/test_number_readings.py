@@ -1,0 +1,102 @@
+"""Numbers read aloud in every language the model speaks, from hand-written tables
+(tests/number_readings/<lang>.py), and the README's reading table rendered from them."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from number_readings import CATEGORIES
+from published_assets import published_assets
+
+from supertonic_engine.text import LANGUAGES, normalize
+
+REPO = Path(__file__).resolve().parents[1]
+SPOKEN = [lang for lang in LANGUAGES if lang != "na"]
+TABLE_START, TABLE_END = "<!-- reading table: tests/test_number_readings.py -->", "<!-- end of reading table -->"
+
+
+def _table(lang: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(f"number_readings.{lang}")
+    except ModuleNotFoundError:
+        return None
+
+
+TABLES = {lang: table for lang in SPOKEN if (table := _table(lang)) is not None}
+CASES = [(lang, *reading) for lang, table in TABLES.items() for reading in table.READINGS]
+
+
+@pytest.mark.parametrize(("lang", "category", "written", "read"), CASES, ids=[f"{c[0]}-{c[1]}-{n}" for n, c in enumerate(CASES)])
+def test_a_number_reads_as_a_reader_says_it(lang: str, category: str, written: str, read: str) -> None:
+    assert normalize(written, lang) == read
+
+
+def test_every_table_covers_every_category_or_says_why_its_digits_stay() -> None:
+    for lang, table in TABLES.items():
+        read = {category for category, _, _ in table.READINGS}
+        assert set(table.KEPT) | read >= set(CATEGORIES), f"{lang}: {set(CATEGORIES) - read - set(table.KEPT)} neither read nor kept"
+        assert not read & set(table.KEPT), f"{lang}: a category both read and kept"
+        assert len(table.READINGS) >= 15, f"{lang}: {len(table.READINGS)} readings"
+        assert all(category in CATEGORIES for category, _, _ in table.READINGS)
+
+
+def test_no_digit_of_a_category_read_survives() -> None:
+    for lang, category, _, read in CASES:
+        assert not re.search(r"\d", read), f"{lang} {category}: {read!r}"
+
+
+@pytest.mark.parametrize(("lang", "category", "written", "read"), CASES[::3])
+def test_reading_twice_changes_nothing(lang: str, category: str, written: str, read: str) -> None:
+    assert normalize(normalize(written, lang), lang) == normalize(written, lang)
+
+
+def test_every_reading_is_in_characters_the_real_model_reads() -> None:
+    from supertonic_engine.text.unicode import TextEncoder
+
+    # The real model's character table: the release's own unicode_indexer.json.
+    encoder = TextEncoder(np.array(json.loads((published_assets() / "onnx" / "unicode_indexer.json").read_text())))
+    for lang, _, _, read in CASES:
+        encoder.check(read)  # UnsupportedCharacters names any it cannot
+
+
+@settings(max_examples=60, deadline=None)
+@given(lang=st.sampled_from(sorted(TABLES)), words=st.lists(st.text(alphabet=st.characters(categories=["L"]), min_size=1), max_size=8))
+def test_text_without_numbers_or_symbols_is_left_as_it_is(lang: str, words: list[str]) -> None:
+    text = " ".join(words)
+    if text.strip():
+        assert normalize(text, lang) == " ".join(text.split())
+
+
+def reading_table() -> str:
+    """Language x category: read (✅) or digits kept (—, with why below the table)."""
+    lines = ["| language | " + " | ".join(CATEGORIES) + " |", "|---" * (len(CATEGORIES) + 1) + "|"]
+    reasons = []
+    for lang in SPOKEN:
+        table = TABLES.get(lang)
+        read = {category for category, _, _ in table.READINGS} if table else set()
+        kept = table.KEPT if table else {}
+        cells = ["✅" if category in read else "—" for category in CATEGORIES]
+        lines.append(f"| {lang} | " + " | ".join(cells) + " |")
+        reasons += [f"- {lang}, {category}: {why}" for category, why in kept.items()]
+        if table is None:
+            reasons.append(f"- {lang}: no readings yet, digits stay as written")
+    return "\n".join([TABLE_START, *lines, "", *reasons, TABLE_END])
+
+
+def test_the_readme_s_reading_table_is_the_tests_own() -> None:
+    readme = (REPO / "README.md").read_text()
+    start, end = readme.find(TABLE_START), readme.find(TABLE_END)
+    assert start >= 0 and end > start, "README: no reading table"
+    assert readme[start : end + len(TABLE_END)] == reading_table(), "run: python tests/test_number_readings.py > the table"
+
+
+if __name__ == "__main__":
+    print(reading_table())
