@@ -43,7 +43,8 @@ class _Reader:
             grouped.append(rf"\d{{1,3}}(?:{o}\d{{3}}){{2,}}(?:{d}\d+)?")
         # A number: grouped thousands with an optional decimal part, or digits with one mark of
         # either convention; never a piece of a longer run of digits and marks (1.2.3, 12:30:15).
-        self.pattern = rf"(?<![\d{d}{o}])(?:{'|'.join([*grouped, rf'\d+(?:[{d}{o}]\d+)?'])})(?![\d]|[{d}{o}]\d)"
+        alternatives = "|".join([*grouped, rf"\d+(?:[{d}{o}]\d+)?"])
+        self.pattern = rf"(?<![\d{d}{o}])(?:{alternatives})(?![\d]|[{d}{o}]\d)"
 
     def split(self, token: str) -> tuple[str, str]:
         """The integer digits and the decimal digits of a number as written (the module docstring's rule)."""
