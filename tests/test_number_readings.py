@@ -100,3 +100,9 @@ def test_the_readme_s_reading_table_is_the_tests_own() -> None:
 
 if __name__ == "__main__":
     print(reading_table())
+
+
+def test_importing_the_engine_reads_no_language_s_number_rules() -> None:
+    from supertonic_harness.bench.normalize_cost import import_ms
+
+    assert import_ms()["reads_number_rules_at_import"] is False  # each language's rules are read on its first text
