@@ -22,5 +22,6 @@ READINGS = [
     ("unit", "Recorrí 10 km.", "Recorrí diez kilómetros."),
     ("unit", "Tardó 1 h.", "Tardó una hora."),
     ("symbol", "Pérez & Hijos", "Pérez y Hijos"),
+    ("symbol", "Los precios en € subieron.", "Los precios en euros subieron."),
 ]
 KEPT: dict[str, str] = {}

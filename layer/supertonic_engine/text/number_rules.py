@@ -155,8 +155,9 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
         )
     rules.append(Rule("minus sign", re.compile(MINUS_SIGN), lambda m: f"{locale.minus_word} "))
     rules.append(Rule("number", re.compile(number), lambda m: _or_kept(reader.number(m.group()), m)))
-    if locale.symbols:
-        said = locale.symbols
+    # A currency sign without an amount is said as the currency's name (en €: en euros).
+    said = {sign: currency.major.other for sign, currency in locale.currencies.items() if not sign.isalnum()} | dict(locale.symbols)
+    if said:
         rules.append(Rule("symbol", re.compile(alternation(said)), lambda m: f" {said[m.group()]} "))
     return tuple(rules)
 
