@@ -23,5 +23,5 @@ READINGS = [
 ]
 KEPT = {
     "year": "a year before 2000 is said in hundreds (1999: उन्नीस सौ निन्यानबे); CLDR's year rule set says it "
-    "as the cardinal एक हज़ार नौ सौ निन्यानबे, so no cue word reads a year (the cardinal still reads its digits)",
+    "as the cardinal एक हज़ार नौ सौ निन्यानबे: its digits stay as written",
 }

@@ -158,10 +158,30 @@ class NumberLocale:
     months: tuple[str, ...] = ()
     # Symbols said as a person says them: & + = ° № ... (a currency or percent is read with its number).
     symbols: Mapping[str, str] = field(default_factory=dict)
+    # What the language says in a way these rules cannot (an ordinal in its noun's case, a year said
+    # as an ordinal): categories of KEEPS whose digits stay as written, and regexes of its own.
+    keeps: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
 
     @property
     def plural_of(self) -> PluralRule:
         return PLURALS[self.plural]
+
+
+# What each kept category looks like as written: left as it is, no rule reads its digits.
+KEEPS: Mapping[str, str] = {
+    "time": r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])",
+    "date": (
+        r"(?<![\d.])(?:0?[1-9]|[12]\d|3[01])\.\s?(?:0?[1-9]|1[0-2])\.(?:\s?\d{2,4})?(?!\d)"  # 24.8.2026, 24. 8. 2026
+        r"|(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])"  # 2026-08-24
+        r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2,4}(?![\d/])"  # 24/8/2026
+        r"|(?<![\d.])\d{4}\.\s?\d{1,2}\.\s?\d{1,2}\.?"  # 2026. 08. 24.
+    ),
+    "year": r"(?<![\d.,/-])(?:1\d|20)\d{2}(?![\d/-]|[.,]\d)",  # not inside a date another rule reads
+    # A number with an ordinal's dot before a word in lower case (5. mail, 3. místo), or with a
+    # written ending (5-й, 21-го).
+    "ordinal": r"(?<![\d.])\d{1,4}\.(?=[ \u00a0]+[a-zß-öø-ÿāăąćčďđēėęěğīįıķĺļľłńņňőœŕřśşšţťūůűųźżžа-яёіїєґ])|(?<!\d)\d+-[^\W\d_]{1,4}(?!\w)",
+}
 
 
 @cache

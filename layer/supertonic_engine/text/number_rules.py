@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-from .number_locale import Noun, NumberLocale, locale_for
+from .number_locale import KEEPS, Noun, NumberLocale, locale_for
 from .number_words import LARGEST, spell
 from .numbers import MINUS_SIGN
 from .rules import Rule, alternation, apply_rules
@@ -125,6 +125,8 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
         suffix = rf"(?:\s?(?:{alternation(locale.time_suffixes)})(?!\w))?" if locale.time_suffixes else ""
         time = rf"(?<![\d:.,])(?P<hour>[01]?\d|2[0-4])[{marks}](?P<minute>[0-5]\d)(?![\d]|[{marks}]\d){suffix}"
         rules.append(Rule("clock time", re.compile(time), _time_speller(reader)))
+    # The minus sign before what reads an amount: -5 °C is minus five degrees.
+    rules.append(Rule("minus sign", re.compile(MINUS_SIGN), lambda m: f"{locale.minus_word} "))
     if locale.currencies:
         symbols = alternation(locale.currencies)
         rules.append(Rule("money, sign first", re.compile(rf"(?P<sign>{symbols})\s?(?P<amount>{number})"), _money_speller(reader)))
@@ -153,7 +155,6 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
                 lambda m: f"{m.group('cue')} {_or_kept(reader.integer(m.group('year'), year_rules), m)}",
             )
         )
-    rules.append(Rule("minus sign", re.compile(MINUS_SIGN), lambda m: f"{locale.minus_word} "))
     rules.append(Rule("number", re.compile(number), lambda m: _or_kept(reader.number(m.group()), m)))
     # A currency sign without an amount is said as the currency's name (en €: en euros).
     said = {sign: currency.major.other for sign, currency in locale.currencies.items() if not sign.isalnum()} | dict(locale.symbols)
@@ -231,20 +232,34 @@ def _date_speller(reader: _Reader, day_ruleset: str) -> Callable[[re.Match[str]]
         said_year = reader.integer(year, locale.year or locale.cardinal)
         if said_day is None or said_year is None:
             return match.group()
-        kept = match.group()[: match.start("d") - match.start()]
+        kept = match.group()[: min(match.start(group) for group in ("d", "m", "y")) - match.start()]  # a year-first date too
         return kept + locale.date.format(day=said_day, month=locale.months[month - 1], year=said_year)  # type: ignore[union-attr]
 
     return spell_date
 
 
 @cache
-def rules_for(lang: str) -> tuple[Rule, ...] | None:
-    """``lang``'s number rules, built on its first text; None for a language without a locale."""
+def rules_for(lang: str) -> tuple[tuple[Rule, ...], re.Pattern[str] | None] | None:
+    """``lang``'s number rules and what they must leave as written, built on its first text; None
+    for a language without a locale."""
     locale = locale_for(lang)
-    return None if locale is None else build_rules(locale)
+    if locale is None:
+        return None
+    kept = [KEEPS[category] for category in locale.keeps] + list(locale.kept)
+    return build_rules(locale), re.compile("|".join(f"(?:{pattern})" for pattern in kept)) if kept else None
 
 
 def read_numbers(text: str, lang: str) -> str:
-    """``text`` with its numbers, money, dates, times, units and symbols in ``lang``'s words."""
-    rules = rules_for(lang)
-    return text if rules is None else apply_rules(text, rules)
+    """``text`` with its numbers, money, dates, times, units and symbols in ``lang``'s words; what
+    its locale keeps is left as written, whatever rule would otherwise read it."""
+    found = rules_for(lang)
+    if found is None:
+        return text
+    rules, kept = found
+    if kept is None:
+        return apply_rules(text, rules)
+    pieces, start = [], 0
+    for match in kept.finditer(text):
+        pieces += [apply_rules(text[start : match.start()], rules), match.group()]
+        start = match.end()
+    return "".join([*pieces, apply_rules(text[start:], rules)])

@@ -38,8 +38,10 @@ def spell(value: int, lang: str, ruleset: str) -> str | None:
     the value is past ``LARGEST`` (the caller keeps the digits rather than read them wrongly)."""
     if abs(value) >= LARGEST or ruleset not in rulesets(lang):
         return None
+    from unicode_rbnf.engine import RbnfError
+
     try:
         words = _engine(lang).format_number(value, ruleset_names=[ruleset]).text
-    except (ValueError, KeyError, IndexError):  # a rule set without a rule for this value
+    except (RbnfError, ValueError, KeyError, IndexError):  # a rule set without a rule for this value
         return None
     return " ".join(words.split()) or None

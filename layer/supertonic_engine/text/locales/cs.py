@@ -23,6 +23,7 @@ _CROWN = Currency(_noun("koruna", "koruny", "korun", "koruny", _FEMININE), _noun
 _KMH = _noun("kilometr za hodinu", "kilometry za hodinu", "kilometrů za hodinu", "kilometru za hodinu")
 
 LOCALE = NumberLocale(
+    keeps=("ordinal", "date"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="cs",
     decimal_mark=",",
     group_marks=" ",

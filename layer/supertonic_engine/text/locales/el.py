@@ -10,6 +10,7 @@ written without its accent (δεκατρεις for δεκατρείς) in the fe
 from ..number_locale import NumberLocale
 
 LOCALE = NumberLocale(
+    keeps=("year", "date", "time"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="el",
     decimal_mark=",",
     group_marks=".",

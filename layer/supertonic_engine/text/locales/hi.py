@@ -8,6 +8,7 @@ from ..number_locale import Currency, Noun, NumberLocale
 _RUPEE = Currency(Noun("रुपये", one="रुपया"), Noun("पैसे", one="पैसा"))
 
 LOCALE = NumberLocale(
+    keeps=("year",),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="hi",
     decimal_mark=".",
     group_marks=",",

@@ -12,6 +12,7 @@ _EURO = Currency(Noun("eura", one="euro", ruleset=_MASCULINE), Noun("centi", one
 _DOLLAR = Currency(Noun("dolara", one="dolar", ruleset=_MASCULINE), Noun("centi", one="cent", few="centa", ruleset=_MASCULINE))
 
 LOCALE = NumberLocale(
+    keeps=("ordinal", "year", "date"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="hr",
     decimal_mark=",",
     group_marks=". ",

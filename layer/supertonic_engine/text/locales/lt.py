@@ -22,6 +22,7 @@ _EURO = Currency(_masculine("euras", "eurai", "eurų", "euro"), _CENT)
 _DOLLAR = Currency(_masculine("doleris", "doleriai", "dolerių", "dolerio"), _CENT)
 
 LOCALE = NumberLocale(
+    keeps=("ordinal", "year", "date", "time"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="lt",
     decimal_mark=",",
     group_marks=" ",

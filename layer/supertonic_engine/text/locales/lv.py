@@ -21,6 +21,7 @@ def _feminine(plural: str, singular: str) -> Noun:
 
 
 LOCALE = NumberLocale(
+    keeps=("ordinal", "year", "date"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="lv",
     decimal_mark=",",
     group_marks=" ",

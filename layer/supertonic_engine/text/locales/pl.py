@@ -23,6 +23,7 @@ _ZLOTY = Currency(_noun("złoty", "złote", "złotych", "złotego"), _noun("gros
 _KMH = _noun("kilometr na godzinę", "kilometry na godzinę", "kilometrów na godzinę", "kilometra na godzinę")
 
 LOCALE = NumberLocale(
+    keeps=("ordinal", "year", "date", "time"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="pl",
     decimal_mark=",",
     group_marks=" ",

@@ -22,6 +22,7 @@ _DOLLAR = Currency(_noun("dolár", "doláre", "dolárov", "dolára"), _CENT)
 _KMH = _noun("kilometer za hodinu", "kilometre za hodinu", "kilometrov za hodinu", "kilometra za hodinu")
 
 LOCALE = NumberLocale(
+    keeps=("ordinal", "date"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="sk",
     decimal_mark=",",
     group_marks=" ",

@@ -32,6 +32,7 @@ _HOUR = _noun("година", "години", "годин", "години", _FEM
 _MINUTE = _noun("хвилина", "хвилини", "хвилин", "хвилини", _FEMININE)
 
 LOCALE = NumberLocale(
+    keeps=("ordinal", "year", "date", "time"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="uk",
     decimal_mark=",",
     group_marks=" ",

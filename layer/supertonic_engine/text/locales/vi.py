@@ -6,6 +6,10 @@ writes 1.000.000 and 3,5). A noun after a number does not change (năm ki-lô-m�
 from ..number_locale import Currency, Noun, NumberLocale
 
 LOCALE = NumberLocale(
+    keeps=("ordinal",),
+    kept=(
+        r"\bthứ \d+",
+    ),  # thứ 1 is thứ nhất, thứ 4 thứ tư: not the cardinal  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="vi",
     decimal_mark=",",
     group_marks=". ",
