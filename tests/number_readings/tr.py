@@ -10,6 +10,7 @@ READINGS = [
     ("ordinal", "Bu 2'nci denemem.", "Bu ikinci denemem."),
     ("negative", "Hava -5 derece.", "Hava eksi beş derece."),
     ("percent", "Fiyatlar %50 arttı.", "Fiyatlar yüzde elli arttı."),
+    ("percent", "Satışlar 50% arttı.", "Satışlar yüzde elli arttı."),  # the sign written after, as in English texts
     ("currency", "Bilet 3,50 TL.", "Bilet üç lira elli kuruş."),
     ("currency", "Kitap 20 ₺.", "Kitap yirmi lira."),
     ("currency", "Toplam $15.", "Toplam on beş dolar."),

@@ -124,6 +124,7 @@ class NumberLocale:
     decimal_word: str  # said for the decimal mark: Komma, coma, virgule
     minus_word: str
     plural: str = "one_other"  # a key of PLURALS
+    spacing: str = " "  # between a number's words and the word after it; Japanese writes none (十キロメートル)
     cardinal: str = "spellout-numbering"  # the rule set for a number on its own
     year: str | None = "spellout-numbering-year"  # for a year after a cue word; None: the cardinal
     year_cues: tuple[str, ...] = ()  # words after which four digits are a year: im, seit, en, desde

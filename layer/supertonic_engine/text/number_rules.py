@@ -68,7 +68,7 @@ class _Reader:
 
     def digits(self, digits: str) -> str | None:
         words = [spell(int(digit), self.locale.lang, self.locale.cardinal) for digit in digits]
-        return None if None in words else " ".join(w for w in words if w)
+        return None if None in words else self.locale.spacing.join(w for w in words if w)
 
     def number(self, token: str, ruleset: str | None = None) -> str | None:
         integer, fraction = self.split(token)
@@ -77,7 +77,7 @@ class _Reader:
             return whole
         as_number = self.locale.fraction_as_number and len(fraction) <= 3 and not fraction.startswith("0")
         part = self.integer(fraction) if as_number else self.digits(fraction)
-        return None if part is None else f"{whole} {self.locale.decimal_word} {part}"
+        return None if part is None else self.locale.spacing.join((whole, self.locale.decimal_word, part))
 
     def with_noun(self, token: str, noun: Noun) -> str | None:
         """A number and the word after it, in the form the number asks for (3,5 km: the decimal form)."""
@@ -86,7 +86,10 @@ class _Reader:
         if said is None:
             return None
         category = "decimal" if fraction else self.locale.plural_of(int(integer) if len(integer) < 19 else 5)
-        return f"{said} {noun.form(category) if category != 'decimal' else (noun.decimal or noun.other)}"
+        word = noun.form(category) if category != "decimal" else (noun.decimal or noun.other)
+        if self.locale.percent_before and noun is self.locale.units.get("%"):  # tr 50%: yüzde elli, as %50
+            return self.locale.spacing.join((word, said))
+        return self.locale.spacing.join((said, word))
 
 
 def _groups_thousands(token: str, mark: str) -> bool:

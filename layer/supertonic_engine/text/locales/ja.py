@@ -8,6 +8,7 @@ rule set reads a year digit by digit (一九九九), where a year is said as a c
 from ..number_locale import Currency, Noun, NumberLocale
 
 LOCALE = NumberLocale(
+    spacing="",  # Japanese writes no space between words
     lang="ja",
     decimal_mark=".",
     group_marks=",",
