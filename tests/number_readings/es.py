@@ -23,5 +23,6 @@ READINGS = [
     ("unit", "Tardó 1 h.", "Tardó una hora."),
     ("symbol", "Pérez & Hijos", "Pérez y Hijos"),
     ("symbol", "Los precios en € subieron.", "Los precios en euros subieron."),
+    ("currency", "Ganó 1.000.000 €.", "Ganó un millón de euros."),  # de after a round million (RAE: un millón de euros)
 ]
 KEPT: dict[str, str] = {}

@@ -30,5 +30,6 @@ READINGS = [
     ("unit", "Ça dure 1 h.", "Ça dure une heure."),
     ("symbol", "Dupont & Fils", "Dupont et Fils"),
     ("symbol", "Appartement n° 5", "Appartement numéro cinq"),
+    ("currency", "Il a gagné 1 000 000 €.", "Il a gagné un million d'euros."),  # de, elided before a vowel
 ]
 KEPT: dict[str, str] = {}

@@ -125,6 +125,9 @@ class NumberLocale:
     minus_word: str
     plural: str = "one_other"  # a key of PLURALS
     spacing: str = " "  # between a number's words and the word after it; Japanese writes none (十キロメートル)
+    # Said between a round million (or more) and the noun it counts: un millón de euros, un million d'euros.
+    million_particle: str = ""
+    million_particle_before_vowel: str = ""  # French elides it: d'euros
     cardinal: str = "spellout-numbering"  # the rule set for a number on its own
     year: str | None = "spellout-numbering-year"  # for a year after a cue word; None: the cardinal
     year_cues: tuple[str, ...] = ()  # words after which four digits are a year: im, seit, en, desde

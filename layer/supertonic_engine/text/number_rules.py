@@ -87,9 +87,21 @@ class _Reader:
             return None
         category = "decimal" if fraction else self.locale.plural_of(int(integer) if len(integer) < 19 else 5)
         word = noun.form(category) if category != "decimal" else (noun.decimal or noun.other)
+        if not fraction:
+            word = self.counted(int(integer) if len(integer) < 19 else 0, word)
         if self.locale.percent_before and noun is self.locale.units.get("%"):  # tr 50%: yüzde elli, as %50
             return self.locale.spacing.join((word, said))
         return self.locale.spacing.join((said, word))
+
+
+    def counted(self, value: int, noun: str) -> str:
+        """``noun`` after ``value``, with the particle a round million asks for (un millón de euros, un million d'euros)."""
+        particle, elided = self.locale.million_particle, self.locale.million_particle_before_vowel
+        if not particle or value < 1_000_000 or value % 1_000_000:
+            return noun
+        if elided and noun[:1].lower() in "aeiouyéèêh":
+            return elided + noun
+        return f"{particle} {noun}"
 
 
 def _groups_thousands(token: str, mark: str) -> bool:
@@ -183,7 +195,8 @@ def _money_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
         major = reader.integer(integer, currency.major.ruleset)
         if major is None:
             return match.group()
-        unit = currency.major.form(locale.plural_of(int(integer) if len(integer) < 19 else 5))
+        value = int(integer) if len(integer) < 19 else 0
+        unit = reader.counted(value, currency.major.form(locale.plural_of(value if value else 5)))
         cents = int(fraction.ljust(2, "0")) if fraction else 0
         if not cents:
             return locale.money.format(major=major, unit=unit)

@@ -10,6 +10,8 @@ _MASCULINE, _FEMININE = "spellout-cardinal-masculine", "spellout-cardinal-femini
 _DATE = r"(?P<d>{day})(?P<sep>[/.])(?P<m>[01]?\d)(?P=sep)(?P<y>\d{{4}})(?!\d)"
 
 LOCALE = NumberLocale(
+    million_particle="de",  # a round million before its noun: un million de dollars, d'euros
+    million_particle_before_vowel="d'",
     lang="fr",
     decimal_mark=",",
     group_marks=" ",

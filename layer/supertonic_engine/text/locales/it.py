@@ -8,6 +8,7 @@ _MASCULINE, _FEMININE = "spellout-cardinal-masculine", "spellout-cardinal-femini
 _DATE = r"(?P<d>{day})(?P<sep>[/.])(?P<m>[01]?\d)(?P=sep)(?P<y>\d{{4}})(?!\d)"
 
 LOCALE = NumberLocale(
+    million_particle="di",  # a round million before its noun
     lang="it",
     decimal_mark=",",
     group_marks=". ",

@@ -13,6 +13,7 @@ _EURO = Currency(Noun("euros", one="euro", ruleset=_MASCULINE), Noun("cêntimos"
 _DOLLAR = Currency(Noun("dólares", one="dólar", ruleset=_MASCULINE), Noun("centavos", one="centavo", ruleset=_MASCULINE))
 
 LOCALE = NumberLocale(
+    million_particle="de",  # a round million before its noun
     lang="pt",
     decimal_mark=",",
     group_marks=". ",
