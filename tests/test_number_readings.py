@@ -128,3 +128,55 @@ def test_importing_the_engine_reads_no_language_s_number_rules() -> None:
     from supertonic_harness.bench.normalize_cost import import_ms
 
     assert import_ms()["reads_number_rules_at_import"] is False  # each language's rules are read on its first text
+
+
+# Digits that are not one number a reader says, in any language with a locale: they stay as written.
+KEPT_AS_WRITTEN = [
+    ("de", "Ruf an: 030 1234567."),
+    ("de", "Ruf an: +49 30 1234567."),
+    ("pt", "Ligue (11) 98765-4321."),
+    ("ru", "Звоните 8 800 555 35 35."),
+    ("ja", "電話は03-1234-5678です。"),
+    ("fr", "ISBN 978-2-07-036822-8"),
+    ("sv", "Datum: 2024-03-21."),
+    ("ja", "日付は2024/05/03です。"),
+    ("de", "Um 23:59:59 endet es."),
+    ("de", "Am 3.5. kommt sie."),
+    ("de", "Wir treffen uns um 7.45 Uhr."),
+    ("sv", "Vi kör Python 3.12."),
+    ("de", "Eine MP3, ein A4-Blatt und H2O."),
+    ("pl", "Spotkanie o 14:30, w latach 1990-2000."),
+    ("hi", "आज़ादी 15/08/1947 को मिली।"),
+    ("it", "Il 1° maggio è festa."),
+    ("hu", "2026. augusztus 24-én jön."),
+]
+
+
+@pytest.mark.parametrize(("lang", "text"), KEPT_AS_WRITTEN)
+def test_digits_that_are_not_a_number_a_reader_says_stay_as_written(lang: str, text: str) -> None:
+    assert normalize(text, lang) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lang=st.sampled_from(LOCALES),
+    text=st.text(alphabet=st.sampled_from(list("0123456789.,:-/ \u00a0\u202f%€$+°'")), min_size=1, max_size=40),
+)
+def test_any_run_of_digits_and_marks_reads_or_stays_without_failing(lang: str, text: str) -> None:
+    if text.strip():
+        spoken = normalize(text, lang)
+        assert normalize(spoken, lang) == spoken or re.search(r"\d", spoken)  # read once, or digits left as written
+
+
+def test_a_long_run_of_grouped_numbers_takes_time_in_proportion_to_its_length() -> None:
+    import time
+
+    def seconds(text: str) -> float:
+        started = time.perf_counter()
+        normalize(text, "fr")
+        return time.perf_counter() - started
+
+    seconds("111 " * 100)  # the rules built
+    short, long = min(seconds("111 " * 500) for _ in range(3)), min(seconds("111 " * 4000) for _ in range(3))
+    # Eight times the text: about eight times the time; a pattern that rescans the run would take sixty-four.
+    assert long < 24 * short

@@ -129,6 +129,9 @@ class NumberLocale:
     million_particle: str = ""
     million_particle_before_vowel: str = ""  # French elides it: d'euros
     cardinal: str = "spellout-numbering"  # the rule set for a number on its own
+    # For a number before a word in lower case, most often the noun it counts (1 año: un año, 21 años:
+    # veintiún años); None: the cardinal. A feminine noun still gets this form (the rules know no genders).
+    before_word: str | None = None
     year: str | None = "spellout-numbering-year"  # for a year after a cue word; None: the cardinal
     year_cues: tuple[str, ...] = ()  # words after which four digits are a year: im, seit, en, desde
     # Digits after the decimal mark: read as one number (tres coma catorce) or one by one (drei Komma eins vier).
@@ -153,6 +156,7 @@ class NumberLocale:
     minute_ruleset: str | None = None
     time_marks: str = ":"  # what separates hours from minutes (fi, da, sv also write 14.30)
     time_suffixes: tuple[str, ...] = ()  # words after a time that its reading already says: Uhr, h
+    time_cues: tuple[str, ...] = ()  # words before a time written with a dot (klockan 14.30): elsewhere 14.30 stays as written
     # Numeric dates: regexes with groups "d", "m" and "y" (4 digits), each with the rule set its day
     # is spelled by (the case a preposition before it asks for: am 3. -> am dritten), read by
     # ``date``: {day}, {month} from ``months``, {year} by ``year``. What a regex matches before the
@@ -181,7 +185,8 @@ KEEPS: Mapping[str, str] = {
         r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2,4}(?![\d/])"  # 24/8/2026
         r"|(?<![\d.])\d{4}\.\s?\d{1,2}\.\s?\d{1,2}\.?"  # 2026. 08. 24.
     ),
-    "year": r"(?<![\d.,/-])(?:1\d|20)\d{2}(?![\d/-]|[.,]\d)",  # not inside a date another rule reads
+    # A year (1990-2000 too), and a date whose year is before 2000, where years are said in hundreds.
+    "year": r"(?<![\d.,/])(?:1\d|20)\d{2}(?![\d/]|[.,]\d|-\d\d-)|(?<![\d/.-])\d{1,2}[./-]\d{1,2}[./-]1\d{3}(?!\d)",
     # A number with an ordinal's dot before a word in lower case (5. mail, 3. místo), or with a
     # written ending (5-й, 21-го).
     "ordinal": r"(?<![\d.])\d{1,4}\.(?=[ \u00a0]+[a-zß-öø-ÿāăąćčďđēėęěğīįıķĺļľłńņňőœŕřśşšţťūůűųźżžа-яёіїєґ])|(?<!\d)\d+-[^\W\d_]{1,4}(?!\w)",

@@ -8,8 +8,9 @@ cannot spell keeps its digits.
 
 A number written in the other convention (an English-style ``3.5 kg`` in a Spanish text) is read by
 one documented rule: in a language whose decimal mark is a comma, a dot followed by exactly three
-digits groups thousands (``1.000`` is a thousand) and a dot followed by any other count of digits
-is a decimal point (``3.5`` is three and a half); in a language whose decimal mark is a dot, the
+digits groups thousands (``1.000`` is a thousand) and a dot followed by one digit or four or more is
+a decimal point (``3.5`` is three and a half; a dot before exactly two digits stays as written,
+``ALWAYS_KEPT`` says why); in a language whose decimal mark is a dot, the
 same holds for the comma (``1,000`` a thousand, ``3,5`` three and a half). A comma followed by three
 digits in a comma-decimal language is that language's own decimal (``1,234`` is one point two three four),
 unless its locale says both conventions are common (``three_digits_group``: Spanish 15,000 is fifteen thousand).
@@ -29,6 +30,29 @@ from .rules import Rule, alternation, apply_rules
 _SPACES = " \u00a0\u202f"  # a space, a no-break space, a narrow no-break space: how French and others group
 
 
+# What no language's rules read, whatever its locale, because the digits are not one number or
+# cannot be told apart: phone numbers (a country code or a leading 0: 030 1234567, +49 30 123456),
+# ISBNs, dates written year first (2024-05-03), runs of colons (23:59:59), and, where the decimal mark
+# is a comma, a dot before exactly two digits (14.30 is a time as often as 3.50 is a price) and a
+# day and month without a year (am 3.5.). They stay as written; the model reads their digits.
+ALWAYS_KEPT = (
+    r"(?<![A-Za-z0-9_+.,/-])(?<!\d )(?!(?:0?[1-9]|[12]\d|3[01])[./-](?:0?[1-9]|1[0-2])[./-]\d{2,4}(?!\d))"  # not a date: 01.03.2025
+    r"(?:\+\d{1,3}|\(?0\d{1,4}\)?)(?:[ \-/.]?\(?\d{2,8}\)?){1,5}(?!\d)",
+    r"(?<!\d)\(\d{2,3}\) ?\d{4,5}-\d{4}(?!\d)",
+    r"(?<![\d-])8[ -]\(?\d{3}\)?[ -]\d{3}[ -]\d{2}[ -]\d{2}(?!\d)",
+    r"ISBN(?:-1[03])?:?\s?(?:\d[\- ]?){9,12}[\dX]",
+    r"(?<![\d.])\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)",
+    r"(?<![\d:])\d+(?::\d+){2,}",
+)
+COMMA_DECIMAL_KEPT = (
+    r"(?<![\d.,])\d{1,2}\.\d{2}(?!\d|[.,]\d)",
+    r"(?<![\d.])(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?!\d)",
+)
+# Letters of the alphabets whose words a number glued to is part of (MP3, H2O, 12a): not Japanese or
+# Hindi, whose counters follow a number with no space (3時, 5वां).
+_GLUED = "A-Za-zÀ-ɏͰ-ϿЀ-ӿ"
+
+
 class _Reader:
     """Spells the numbers of one locale; every method answers None where the digits must stay."""
 
@@ -36,28 +60,34 @@ class _Reader:
         self.locale = locale
         decimal = locale.decimal_mark
         self.other_mark = "." if decimal == "," else ","
-        self.groups = "".join(dict.fromkeys(locale.group_marks + (_SPACES if " " in locale.group_marks else "")))
-        g, d, o = re.escape(self.groups), re.escape(decimal), re.escape(self.other_mark)
-        grouped = [rf"\d{{1,3}}(?:[{g}]\d{{3}})+(?:{d}\d+)?"] if self.groups else []
-        if self.other_mark not in self.groups:  # 1,000,000 written the other way: two groups or more say so
-            grouped.append(rf"\d{{1,3}}(?:{o}\d{{3}}){{2,}}(?:{d}\d+)?")
-        # A number: grouped thousands with an optional decimal part, or digits with one mark of
-        # either convention; never a piece of a longer run of digits and marks (1.2.3, 12:30:15).
-        alternatives = "|".join([*grouped, rf"\d+(?:[{d}{o}]\d+)?"])
-        self.pattern = rf"(?<![\d{d}{o}])(?:{alternatives})(?![\d]|[{d}{o}]\d)"
+        # Spaces group only where the language groups with them; commas and dots are read by ``split``.
+        self.spaces = _SPACES if " " in locale.group_marks else ""
+        marks = re.escape(".," + self.spaces)
+        # A number: digits in groups of three with an optional decimal part, or digits with one mark;
+        # never a piece of a longer run of digits and marks (1.2.3, 12:30:15), and never begun inside
+        # one (a lookbehind that also sees a group space: a run of groups is matched once, not once a group).
+        grouped = rf"\d{{1,3}}(?:[{marks}]\d{{3}})+(?:[.,]\d+)?"
+        self.pattern = rf"(?<![\d.,])(?<!\d[{marks}])(?:{grouped}|\d+(?:[.,]\d+)?)(?!\d|[{marks}]\d)"
 
     def split(self, token: str) -> tuple[str, str]:
         """The integer digits and the decimal digits of a number as written (the module docstring's rule)."""
-        decimal, other = self.locale.decimal_mark, self.other_mark
-        for mark in self.groups.replace(decimal, ""):
-            if _groups_thousands(token, mark):
-                token = token.replace(mark, "")
-        if other not in self.groups and token.count(other) >= 2 and _groups_thousands(token, other):
-            token = token.replace(other, "")
-        integer, mark, fraction = _last_mark(token, decimal, other)
-        if len(fraction) == 3 and (mark == other or self.locale.three_digits_group):  # 1.000 where the comma is the decimal mark
-            return integer + fraction, ""
-        return integer, fraction
+        if "," in token and "." in token:  # both marks: the last one is the decimal mark (1.234,5 or 1,234.5)
+            last = max(token.rfind(","), token.rfind("."))
+            return re.sub(r"\D", "", token[:last]), token[last + 1 :]
+        pieces = re.split(r"\D", token)
+        if len(pieces) > 2 and all(len(piece) == 3 for piece in pieces[1:]):  # 1 000 000, 1.000 000: groups
+            return "".join(pieces), ""
+        for space in self.spaces:  # a space only ever groups
+            token = token.replace(space, "")
+        mark = "," if "," in token else "." if "." in token else ""
+        if not mark:
+            return token, ""
+        pieces = token.split(mark)
+        if len(pieces) > 2:  # 1.000.000: groups (the pattern takes no other run of marks)
+            return "".join(pieces), ""
+        integer, fraction = pieces
+        groups = len(fraction) == 3 and (mark == self.other_mark or self.locale.three_digits_group)
+        return (integer + fraction, "") if groups else (integer, fraction)
 
     def integer(self, digits: str, ruleset: str | None = None) -> str | None:
         """Digits as one number, or one by one where people read them so (a leading zero, past ``LARGEST``)."""
@@ -93,7 +123,6 @@ class _Reader:
             return self.locale.spacing.join((word, said))
         return self.locale.spacing.join((said, word))
 
-
     def counted(self, value: int, noun: str) -> str:
         """``noun`` after ``value``, with the particle a round million asks for (un millón de euros, un million d'euros)."""
         particle, elided = self.locale.million_particle, self.locale.million_particle_before_vowel
@@ -102,24 +131,6 @@ class _Reader:
         if elided and noun[:1].lower() in "aeiouyéèêh":
             return elided + noun
         return f"{particle} {noun}"
-
-
-def _groups_thousands(token: str, mark: str) -> bool:
-    """Whether ``mark`` groups ``token``'s thousands: one to three digits, then three after each mark (1.000.000, not 3.5)."""
-    pieces = token.split(mark)
-    return len(pieces) > 1 and 1 <= len(_leading_digits(pieces[0])) <= 3 and all(len(_leading_digits(p)) == 3 for p in pieces[1:])
-
-
-def _leading_digits(text: str) -> str:
-    return re.match(r"\d*", text).group()  # type: ignore[union-attr]
-
-
-def _last_mark(token: str, decimal: str, other: str) -> tuple[str, str, str]:
-    for mark in (decimal, other):
-        if mark in token:
-            integer, _, fraction = token.rpartition(mark)
-            return integer.replace(decimal, "").replace(other, ""), mark, fraction
-    return token, "", ""
 
 
 def _or_kept(said: str | None, match: re.Match[str]) -> str:
@@ -170,7 +181,17 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
                 lambda m: f"{m.group('cue')} {_or_kept(reader.integer(m.group('year'), year_rules), m)}",
             )
         )
-    rules.append(Rule("number", re.compile(number), lambda m: _or_kept(reader.number(m.group()), m)))
+    glued = rf"(?<![{_GLUED}])(?:{number})(?![{_GLUED}])"  # a number that is part of a word (MP3, H2O, 12a) stays
+    if locale.before_word:
+        counting = locale.before_word
+        rules.append(
+            Rule(
+                "number before a word",
+                re.compile(rf"(?<![{_GLUED}])(?:{number})(?= [a-zà-ÿ])"),
+                lambda m: _or_kept(reader.number(m.group(), counting), m),
+            )
+        )
+    rules.append(Rule("number", re.compile(glued), lambda m: _or_kept(reader.number(m.group()), m)))
     # A currency sign without an amount is said as the currency's name (en €: en euros).
     said = {sign: currency.major.other for sign, currency in locale.currencies.items() if not sign.isalnum()} | dict(locale.symbols)
     if said:
@@ -246,7 +267,9 @@ def _date_speller(reader: _Reader, day_ruleset: str) -> Callable[[re.Match[str]]
             return match.group()
         said_day = reader.integer(str(day), day_ruleset)
         said_year = reader.integer(year, locale.year or locale.cardinal)
-        if said_day is None or said_year is None:
+        # Where the locale keeps its years (said in hundreds before 2000: da nittenhundrede, hi उन्नीस सौ),
+        # such a date stays as written: no rule could read the one without the other.
+        if said_day is None or said_year is None or ("year" in locale.keeps and int(year) < 2000):
             return match.group()
         kept = match.group()[: min(match.start(group) for group in ("d", "m", "y")) - match.start()]  # a year-first date too
         return kept + locale.date.format(day=said_day, month=locale.months[month - 1], year=said_year)  # type: ignore[union-attr]
@@ -255,14 +278,17 @@ def _date_speller(reader: _Reader, day_ruleset: str) -> Callable[[re.Match[str]]
 
 
 @cache
-def rules_for(lang: str) -> tuple[tuple[Rule, ...], re.Pattern[str] | None] | None:
+def rules_for(lang: str) -> tuple[tuple[Rule, ...], re.Pattern[str]] | None:
     """``lang``'s number rules and what they must leave as written, built on its first text; None
     for a language without a locale."""
     locale = locale_for(lang)
     if locale is None:
         return None
-    kept = [KEEPS[category] for category in locale.keeps] + list(locale.kept)
-    return build_rules(locale), re.compile("|".join(f"(?:{pattern})" for pattern in kept)) if kept else None
+    # A time cue (klockan, kl., klo) says a dot before two digits is a time, which the locale reads.
+    cued = "".join(f"(?<!{re.escape(cue)} )" for cue in locale.time_cues)
+    comma_decimal = [cued + pattern for pattern in COMMA_DECIMAL_KEPT] if locale.decimal_mark == "," else []
+    kept = [*ALWAYS_KEPT, *comma_decimal, *(KEEPS[c] for c in locale.keeps), *locale.kept]
+    return build_rules(locale), re.compile("|".join(f"(?:{pattern})" for pattern in kept))
 
 
 def read_numbers(text: str, lang: str) -> str:
@@ -272,8 +298,6 @@ def read_numbers(text: str, lang: str) -> str:
     if found is None:
         return text
     rules, kept = found
-    if kept is None:
-        return apply_rules(text, rules)
     pieces, start = [], 0
     for match in kept.finditer(text):
         pieces += [apply_rules(text[start : match.start()], rules), match.group()]

@@ -14,6 +14,7 @@ _EURO = Currency(Noun("euro", ruleset=_COMMON), Noun("cent", ruleset=_COMMON))
 _DOLLAR = Currency(Noun("dollars", one="dollar", ruleset=_COMMON), Noun("cent", ruleset=_COMMON))
 
 LOCALE = NumberLocale(
+    time_cues=("klokken", "kl.", "Kl."),  # a dot time is read after these
     keeps=("year",),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="da",
     decimal_mark=",",

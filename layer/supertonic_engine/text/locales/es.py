@@ -8,6 +8,7 @@ from ..number_locale import Currency, Noun, NumberLocale
 _MASCULINE, _FEMININE = "spellout-cardinal-masculine", "spellout-cardinal-feminine"
 
 LOCALE = NumberLocale(
+    before_word="spellout-cardinal-masculine",  # 1 año: un año, not uno año
     million_particle="de",  # a round million before its noun
     lang="es",
     decimal_mark=",",

@@ -10,6 +10,7 @@ _EURO = Currency(Noun("eurot", one="euro"), Noun("senti", one="sent"))
 _DOLLAR = Currency(Noun("dollarit", one="dollar"), Noun("senti", one="sent"))
 
 LOCALE = NumberLocale(
+    time_cues=("kell", "Kell"),  # a dot time is read after these
     keeps=("ordinal", "date", "year"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="et",
     decimal_mark=",",

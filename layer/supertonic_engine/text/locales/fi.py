@@ -9,6 +9,7 @@ _EURO = Currency(Noun("euroa", one="euro"), Noun("senttiä", one="sentti"))
 _DOLLAR = Currency(Noun("dollaria", one="dollari"), Noun("senttiä", one="sentti"))
 
 LOCALE = NumberLocale(
+    time_cues=("klo", "kello", "Klo", "Kello"),  # a dot time is read after these
     lang="fi",
     decimal_mark=",",
     group_marks=" ",

@@ -31,6 +31,11 @@ def _noun(word: str) -> Noun:
 
 
 LOCALE = NumberLocale(
+    # A date: the year first with its dot, the day with its ending (2026. augusztus 24-én): kept as written.
+    kept=(
+        r"(?<!\d)\d{4}\.(?= (?:január|február|március|április|május|június|július|augusztus|szeptember|október|november|december))",
+        r"(?:január|február|március|április|május|június|július|augusztus|szeptember|október|november|december) \d{1,2}(?:\.|-\w+)",
+    ),
     keeps=("date",),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="hu",
     decimal_mark=",",

@@ -6,6 +6,7 @@ is out of use)."""
 from ..number_locale import Currency, Noun, NumberLocale
 
 LOCALE = NumberLocale(
+    time_cues=("pukul", "Pukul", "jam", "Jam"),  # a dot time is read after these
     lang="id",
     decimal_mark=",",
     group_marks=". ",

@@ -8,6 +8,8 @@ _MASCULINE, _FEMININE = "spellout-cardinal-masculine", "spellout-cardinal-femini
 _DATE = r"(?P<d>{day})(?P<sep>[/.])(?P<m>[01]?\d)(?P=sep)(?P<y>\d{{4}})(?!\d)"
 
 LOCALE = NumberLocale(
+    kept=(r"(?<!\d)\d{1,3}°(?=\s?[a-zà-ú])",),  # 1° maggio, 1° lugar: an ordinal typed with the degree sign
+    before_word="spellout-cardinal-masculine",  # 1 año: un año, not uno año
     million_particle="di",  # a round million before its noun
     lang="it",
     decimal_mark=",",

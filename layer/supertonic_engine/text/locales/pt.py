@@ -13,6 +13,8 @@ _EURO = Currency(Noun("euros", one="euro", ruleset=_MASCULINE), Noun("cêntimos"
 _DOLLAR = Currency(Noun("dólares", one="dólar", ruleset=_MASCULINE), Noun("centavos", one="centavo", ruleset=_MASCULINE))
 
 LOCALE = NumberLocale(
+    kept=(r"(?<!\d)\d{1,3}°(?=\s?[a-zà-ú])",),  # 1° maggio, 1° lugar: an ordinal typed with the degree sign
+    before_word="spellout-cardinal-masculine",  # 1 año: un año, not uno año
     million_particle="de",  # a round million before its noun
     lang="pt",
     decimal_mark=",",

@@ -10,6 +10,7 @@ _EURO = Currency(Noun("euro", ruleset=_COMMON), Noun("cent", ruleset=_COMMON))
 _DOLLAR = Currency(Noun("dollar", ruleset=_COMMON), Noun("cent", ruleset=_COMMON))
 
 LOCALE = NumberLocale(
+    time_cues=("klockan", "kl.", "Klockan", "Kl."),  # a dot time is read after these
     lang="sv",
     decimal_mark=",",
     group_marks=" ",
