@@ -260,3 +260,16 @@ def test_fractions_ratios_and_multiples_read_as_a_reader_says_them(text: str, ex
 def test_slashes_that_are_not_fractions_are_not_read_as_fractions(text: str) -> None:
     spoken = normalize(text, "en")
     assert not re.search(r"half|quarter|third|fourth|fifth|eighth|times|\bby\b", spoken), spoken
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("John V. Smith signed.", "John V. Smith signed."),  # a middle initial, not a regnal number
+        ("Henry V. was crowned.", "Henry the fifth. was crowned."),  # a capital after the dot: a name; a lower-case word: the king
+        ("Prices rose 2-3x last year.", "Prices rose two to three times last year."),
+    ],
+)
+def test_initials_and_ranges_of_multiples(text: str, expected: str) -> None:
+    assert normalize(text, "en") == expected
+

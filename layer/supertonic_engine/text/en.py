@@ -316,8 +316,11 @@ def _heading_number(match: re.Match[str]) -> str:
 def _regnal_number(match: re.Match[str]) -> str:
     title, name, numeral = match.groups()
     value = roman_value(numeral)
-    lone_i_is_a_pronoun = numeral == "I" and not title and not re.match(r"['’]s\b|[,.;:!?)]|\s*$", match.string[match.end() :])
-    if value is None or lone_i_is_a_pronoun:
+    after = match.string[match.end() :]
+    lone_i_is_a_pronoun = numeral == "I" and not title and not re.match(r"['’]s\b|[,.;:!?)]|\s*$", after)
+    # One letter, a dot and a capitalized word is a middle initial: John V. Smith.
+    an_initial = len(numeral) == 1 and re.match(r"\. [A-Z]", after) is not None and not title
+    if value is None or lone_i_is_a_pronoun or an_initial:
         return match.group()
     return match.group()[: match.start(3) - match.start()] + f"the {en_ordinal(value)}"
 
@@ -382,7 +385,12 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "dimensions", re.compile(r"(?<![\w.])([1-9]\d*)x(\d+)(?!\w|\.\d)"), lambda m: f"{en_number(m.group(1))} by {en_number(m.group(2))}"
     ),
-    Rule("multiple", re.compile(r"(?<![\w.])([1-9]\d*(?:\.\d+)?)x(?![A-Za-z0-9])"), lambda m: f"{en_number(m.group(1))} times"),
+    # 2-3x: a range of multiples (the range's "to" read here, since this rule runs first).
+    Rule(
+        "multiple",
+        re.compile(r"(?<![\w.])(?:([1-9]\d*)[-–])?([1-9]\d*(?:\.\d+)?)x(?![A-Za-z0-9])"),
+        lambda m: (f"{en_number(m.group(1))} to " if m.group(1) else "") + f"{en_number(m.group(2))} times",
+    ),
     Rule("dotted number", re.compile(DOTTED_NUMBER), lambda m: " dot ".join(en_number(part) for part in m.group().split("."))),
     Rule("currency", re.compile(rf"([$€£¥]) ?({WHOLE_NUMBER})(?: ({_SCALE})\b)?"), _currency),
     Rule("decade", re.compile(r"(?<!\d)(\d{2,3}0)s\b"), lambda m: _plural(en_year(int(m.group(1))))),
