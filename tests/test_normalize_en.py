@@ -149,3 +149,127 @@ def test_a_run_of_thousands_of_digits_is_read_digit_by_digit(text: str, runs: in
     spoken = normalize(text, "en")
     assert_reads_as_english(spoken)
     assert len(re.findall(r"\bseven", spoken)) == runs * len(LONG_DIGITS)
+
+
+# --- units after numbers -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("He ran 10km in 45 min.", "He ran ten kilometers in forty-five minutes."),
+        ("It took 1 min, then 1 hr and 30 sec.", "It took one minute, then one hour and thirty seconds."),
+        (
+            "The flight is 3 hrs, the drive 2 hr, the reply 5 secs.",
+            "The flight is three hours, the drive two hours, the reply five seconds.",
+        ),
+        ("Wait 10 min. before serving.", "Wait ten minutes before serving."),
+        ("The limit is 90 kph, or 55 mph.", "The limit is ninety kilometers per hour, or fifty-five miles per hour."),
+        ("She ran 26.2 mi and swam 1 yd, then 100 yds.", "She ran twenty-six point two miles and swam one yard, then one hundred yards."),
+        ("He is 6 ft 2 in. tall.", "He is six feet two inches tall."),
+        ("The screen is 5in wide; it measures 1 in.", "The screen is five inches wide; it measures one inch."),
+        ("It draws 5 kW, 1 kW idle, and used 10 kWh.", "It draws five kilowatts, one kilowatt idle, and used ten kilowatt-hours."),
+        ("The battery holds 5000 mAh.", "The battery holds five thousand milliamp-hours."),
+        ("It ran 1.5 km at 3.2 GHz with 1 GB.", "It ran one point five kilometers at three point two gigahertz with one gigabyte."),
+    ],
+)
+def test_a_unit_after_a_number_is_read_singular_for_one_plural_otherwise(text: str, expected: str) -> None:
+    assert normalize(text, "en") == expected
+    assert_reads_as_english(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "in" after a space is the preposition unless a period follows it.
+        ("Put 5 in the box.", "Put five in the box."),
+        ("We won 3 in a row and 2 inches of rain fell.", "We won three in a row and two inches of rain fell."),
+        ("The 10 minutes passed.", "The ten minutes passed."),
+    ],
+)
+def test_words_that_look_like_units_stay_words(text: str, expected: str) -> None:
+    assert normalize(text, "en") == expected
+
+
+# --- Roman numerals ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Chapter IV begins.", "Chapter four begins."),
+        ("He fought in World War II, his father in World War I.", "He fought in World War two, his father in World War one."),
+        ("Act III, Scene II and Part I.", "Act three, Scene two and Part one."),
+        ("See Volume XII, Book IX and Section XLIV.", "See Volume twelve, Book nine and Section forty-four."),
+        ("CHAPTER XIX", "CHAPTER nineteen"),
+        ("Queen Elizabeth II waved.", "Queen Elizabeth the second waved."),
+        ("Louis XIV built Versailles; Henry VIII had six wives.", "Louis the fourteenth built Versailles; Henry the eighth had six wives."),
+        ("King Charles I was tried. Pope John Paul II's visit.", "King Charles the first was tried. Pope John Paul the second's visit."),
+        ("Elizabeth I, his daughter, reigned.", "Elizabeth the first, his daughter, reigned."),
+    ],
+)
+def test_roman_numerals_read_as_cardinals_after_a_heading_and_as_ordinals_after_a_monarch(text: str, expected: str) -> None:
+    assert normalize(text, "en") == expected
+    assert_reads_as_english(expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I am here, and I think Henry I know well.",
+        "MIX IT UP, CIVIL DIV LIVID.",
+        "Then I left. I CAN DO IT.",
+        "See Appendix C and Part D.",  # letters that label, not numbers
+        "Chapter IIII and Chapter IC are not numerals.",
+        "Then Mark II and Final Fantasy VII.",  # not a monarch's name
+    ],
+)
+def test_capital_letters_that_are_not_a_numeral_stay_as_written(text: str) -> None:
+    assert normalize(text, "en") == text
+
+
+# --- fractions, ratios and multiples ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Add 1/2 cup of sugar.", "Add one half cup of sugar."),
+        (
+            "Use 1/4 cup oil, 3/4 cup milk, 1/3 cup water, 2/3 cup juice and 5/8 cup flour.",
+            "Use one quarter cup oil, three quarters cup milk, one third cup water, two thirds cup juice and five eighths cup flour.",
+        ),
+        ("Stir in 1 1/2 cups flour and 2 3/4 cups milk.", "Stir in one and a half cups flour and two and three quarters cups milk."),
+        ("Then 1 1/3 cups and 3 1/8 tsp.", "Then one and a third cups and three and an eighth tsp."),
+        (
+            "½ cup, 1½ cups, 2 ¼ cups, ¾ cup, ⅓ cup, ⅔ cup.",
+            "one half cup, one and a half cups, two and a quarter cups, three quarters cup, one third cup, two thirds cup.",
+        ),
+        ("The slope is -1/2.", "The slope is minus one half."),
+        ("We are open 24/7.", "We are open twenty-four seven."),
+        ("A 16:9 screen, mixed 1:100.", "A sixteen to nine screen, mixed one to one hundred."),
+        ("It is 2x faster at 1920x1080.", "It is two times faster at one thousand nine hundred twenty by one thousand eighty."),
+    ],
+)
+def test_fractions_ratios_and_multiples_read_as_a_reader_says_them(text: str, expected: str) -> None:
+    assert normalize(text, "en") == expected
+    assert_reads_as_english(expected)
+
+
+@pytest.mark.parametrize("text", ["Due 12/25.", "Due 12/25/2026.", "See you on 3/4.", "It is 0x1F."])
+def test_slashes_that_are_not_fractions_are_not_read_as_fractions(text: str) -> None:
+    spoken = normalize(text, "en")
+    assert not re.search(r"half|quarter|third|fourth|fifth|eighth|times|\bby\b", spoken), spoken
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("John V. Smith signed.", "John V. Smith signed."),  # a middle initial, not a regnal number
+        ("Henry V. was crowned.", "Henry the fifth. was crowned."),  # a capital after the dot: a name; a lower-case word: the king
+        ("Prices rose 2-3x last year.", "Prices rose two to three times last year."),
+    ],
+)
+def test_initials_and_ranges_of_multiples(text: str, expected: str) -> None:
+    assert normalize(text, "en") == expected
+

@@ -218,9 +218,8 @@ def test_language_codes_match_the_official_package() -> None:
     assert LANGUAGES == tuple(AVAILABLE_LANGUAGES)
 
 
-def test_other_languages_keep_digits_and_only_tidy_whitespace() -> None:
-    assert normalize("Tengo  3 gatos <laugh>  y 15,000 euros.", "es") == "Tengo 3 gatos <laugh> y 15,000 euros."
-    assert normalize("東京まで 3 時間。", "ja") == "東京まで 3 時間。"
+def test_other_languages_read_their_numbers_and_tidy_whitespace_around_tags() -> None:
+    assert normalize("Tengo  3 gatos <laugh>  y 15,000 euros.", "es") == "Tengo tres gatos <laugh> y quince mil euros."
 
 
 # --- extending the lexicon -----------------------------------------------------------------------
@@ -427,11 +426,11 @@ def test_a_sign_already_said_in_words_is_not_read_twice(text: str, expected: str
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        # One or two digits are a number.
-        ("GPT-4o로 요약했어요.", "지피티 사오로 요약했어요."),
+        # After a space or glued as two digits, a number (iPhone 15 아이폰 십오, S24 에스이십사).
         ("iPhone 15를 샀어요.", "아이폰 십오를 샀어요."),
         ("Galaxy S24 Ultra", "Galaxy 에스이십사 Ultra"),
-        ("M2 칩을 탑재했다.", "엠이 칩을 탑재했다."),
+        ("G20 정상회의", "지이십 정상회의"),
+        # A hyphen after a single letter is a label read as a number.
         ("A-1 구역", "에이 일 구역"),
         # Three or more digits, digit by digit with 0 as 공; a round number as a number.
         ("RTX 4090을 꽂았다.", "알티엑스 사공구공을 꽂았다."),
@@ -456,3 +455,32 @@ def test_model_names_read_their_digits_as_a_model_number(text: str, expected: st
     spoken = normalize(text, "ko")
     assert spoken == expected
     assert_reads_as_korean(spoken, latin=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A name, a hyphen and one or two digits: the digits in English, as Koreans say them.
+        ("GPT-4o를 썼다.", "지피티 포오를 썼다."),
+        ("GPT-4로 요약했어요.", "지피티 포로 요약했어요."),
+        ("GPT-3.5 모델", "지피티 쓰리 점 오 모델"),
+        ("COVID-19 이후", "코비드 나인틴 이후"),  # the lexicon says COVID as a word
+        ("Llama-2와 BERT-12", "Llama 투와 비이알티 트웰브"),
+        ("XR-21, XR-30, XR-47", "엑스알 트웬티원, 엑스알 써티, 엑스알 포티세븐"),
+        ("XR-10, XR-13, XR-0", "엑스알 텐, 엑스알 써틴, 엑스알 제로"),
+        # One digit glued to capitals: in English too (M2 엠투, like the lexicon's A4 에이포, MP3 엠피쓰리).
+        ("M2 칩을 탑재했다.", "엠투 칩을 탑재했다."),
+        ("PS5를 샀고 K9도 봤다.", "피에스파이브를 샀고 케이나인도 봤다."),
+        ("A4 용지와 MP3", "에이포 용지와 엠피쓰리"),
+        # Three digits or more stay a model number read in Korean.
+        ("RTX-4090과 H100", "알티엑스 사공구공과 에이치백"),
+    ],
+)
+def test_digits_in_a_latin_name_are_read_in_english_as_koreans_say_them(text: str, expected: str) -> None:
+    spoken = normalize(text, "ko")
+    assert spoken == expected
+    assert_reads_as_korean(spoken, latin=True)
+
+
+def test_a_name_said_as_a_word_keeps_its_english_number() -> None:
+    assert normalize("Qwen-2 이후", "ko", lexicon={"Qwen": "큐웬"}) == "큐웬 투 이후"

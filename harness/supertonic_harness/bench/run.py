@@ -115,6 +115,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --fanout-from: times each worker encodes its part (2 for a book: its chapter's file too)",
     )
     p.add_argument(
+        "--normalize",
+        action="store_true",
+        help="instead: what normalizing 3,000 characters dense with numbers costs per language, and the engine's import",
+    )
+    p.add_argument(
         "--encode",
         action="store_true",
         help="instead: what encoding a second of audio costs per format, whole and as a part joined from parts",
@@ -141,6 +146,14 @@ def run_command(args: argparse.Namespace) -> int:
     args.json_path = args.json_path or "bench.json"
     if args.fanout or args.fanout_from:
         return run_fanout_command(args)
+    if args.normalize:
+        from .normalize_cost import format_normalize_table, run_normalize_cost
+
+        normalize_report = run_normalize_cost()
+        print(format_normalize_table(normalize_report))
+        Path(args.json_path).write_text(json.dumps(normalize_report, indent=2))
+        print(f"\nwrote {args.json_path}")
+        return 0
     if args.encode:
         from .encode_cost import format_encode_table, run_encode_cost
 

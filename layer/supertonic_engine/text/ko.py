@@ -3,9 +3,21 @@
 Which numeral system a number takes depends on what follows it: native Korean before counters
 of things and hours (세 개, 두 시, 스무 살, native up to 99), Sino-Korean before dates, minutes,
 money and units, and for bare numbers. Phone numbers are read digit by digit with 0 as 공.
-Capitalised acronyms the lexicon does not know are spelled with Korean letter names (CPU 씨피유),
-and digits in model names are read as model numbers (RTX 4090 사공구공). Fractions, scores and
-ratios have rules of their own; the rules below say how each is told from a date or a time.
+Capitalised acronyms the lexicon does not know are spelled with Korean letter names (CPU 씨피유).
+Digits in a Latin-letter name are read as Koreans say them:
+
+- one or two digits after a name and a hyphen, in English (GPT-4 지피티 포, GPT-4o 지피티 포오,
+  COVID-19 코비드 나인틴), decimals after 점 in Korean (GPT-3.5 지피티 쓰리 점 오; some say
+  쓰리 점 파이브);
+- one digit glued to capitals, in English (M2 엠투, PS5 피에스파이브), as the lexicon's A4 에이포,
+  MP3 엠피쓰리 and CO2 씨오투 are said;
+- two digits glued (S24 에스이십사, G20 지이십), or a number after a space (iPhone 15 아이폰 십오),
+  as a Korean number; three or more digits as a model number (RTX 4090 사공구공, H100 에이치백);
+- after a single capital and a hyphen, a label read as a number (A-1 구역 에이 일 구역).
+
+English digits are written as in everyday Korean: 원 투 쓰리 포 파이브 식스 세븐 에잇 나인 제로,
+텐 일레븐 트웰브 ... 나인틴, 트웬티 ... 나인티 (``numbers.ko_english_number``). Fractions, scores
+and ratios have rules of their own; the rules below say how each is told from a date or a time.
 """
 
 from __future__ import annotations
@@ -17,6 +29,7 @@ from .numbers import (
     MINUS_SIGN,
     WHOLE_NUMBER,
     ko_digits,
+    ko_english_number,
     ko_native,
     ko_number,
     ko_sino,
@@ -310,14 +323,26 @@ def _letter_names(letters: str) -> str:
     return "".join(LETTER_NAMES[letter.upper()] for letter in letters)
 
 
+def _name_number(digits: str, decimals: str | None, *, in_english: bool) -> str:
+    number = ko_english_number(digits) if in_english else _model_number(digits)
+    return number + (f" 점 {ko_digits(decimals, zero='영')}" if decimals else "")
+
+
 def _glued_model(match: re.Match[str]) -> str:
-    letters, hyphen, digits, suffix = match.groups()
-    return _letter_names(letters) + (" " if hyphen else "") + _model_number(digits) + _letter_names(suffix or "")
+    letters, hyphen, digits, decimals, suffix = match.groups()
+    # GPT-4, M2 in English; A-1 (a single letter's label), S24 and H100 in Korean.
+    in_english = (len(digits) <= 2 and len(letters) > 1) if hyphen else len(digits) == 1
+    return (
+        _letter_names(letters)
+        + (" " if hyphen else "")
+        + _name_number(digits, decimals, in_english=in_english)
+        + _letter_names(suffix or "")
+    )
 
 
 def _hyphen_model(match: re.Match[str]) -> str:
-    digits, suffix = match.groups()
-    return " " + _model_number(digits) + _letter_names(suffix or "")
+    digits, decimals, suffix = match.groups()
+    return " " + _name_number(digits, decimals, in_english=len(digits) <= 2) + _letter_names(suffix or "")
 
 
 def _spaced_model(match: re.Match[str]) -> str:
@@ -389,14 +414,19 @@ RULES: tuple[Rule, ...] = (
     # Model names: capitals with digits (S24, H100, RTX-4090, a letter or two may follow: 4o) and
     # capitals then a space and 3-4 digits (RTX 4090). Their digits are a model number, never a
     # counter or a date, and their capitals are spelled. A known name before a hyphen has become
-    # Hangul by now (GPT-4o is 지피티-4o here): the hyphen and number after a word are a model too,
-    # unless a counter follows (3개-5개). Names said in English (A4 에이포, MP3) are lexicon entries.
+    # Hangul by now (GPT-4o is 지피티-4o here): the hyphen and number after a word, Hangul or
+    # Latin (Llama-2), are a model too, unless a counter follows (3개-5개). Names said in English
+    # (A4 에이포, MP3) are lexicon entries.
     Rule(
         "model name",
-        re.compile(r"(?<![A-Za-z0-9])([A-Z]{1,5})(-?)(\d+)([A-Za-z]{1,2})?(?![A-Za-z0-9])"),
+        re.compile(r"(?<![A-Za-z0-9])([A-Z]{1,5})(-?)(\d+)(?:\.(\d+))?([A-Za-z]{1,2})?(?![A-Za-z0-9]|\.\d)"),
         _glued_model,
     ),
-    Rule("model after a word", re.compile(rf"(?<=[가-힣])-(\d{{1,4}})([A-Za-z]{{1,2}})?(?![A-Za-z0-9-]|{_SUFFIX})"), _hyphen_model),
+    Rule(
+        "model after a word",
+        re.compile(rf"(?<=[가-힣A-Za-z])-(\d{{1,4}})(?:\.(\d+))?([A-Za-z]{{1,2}})?(?![A-Za-z0-9-]|\.\d|{_SUFFIX})"),
+        _hyphen_model,
+    ),
     Rule("spaced model name", re.compile(rf"(?<![A-Za-z0-9])([A-Z]{{2,5}}) (\d{{3,4}})(?![\d,.]|{_SUFFIX})"), _spaced_model),
     Rule("range", re.compile(rf"({WHOLE_NUMBER}) ?~ ?(?={WHOLE_NUMBER}({_SUFFIX})?)"), _range_start),
     Rule("ordinal", re.compile(rf"(?<![가-힣])제 ?({WHOLE_NUMBER})({_COUNTER})?"), _ordinal),

@@ -4,7 +4,8 @@ Per language, what a reader would say replaces what is written: numbers, dates, 
 units and known words (see ``ko.py``, ``en.py``). Nothing the model can read is deleted. Inline
 tags (``<laugh>``, ``<en>…</en>``) pass through untouched, and text inside a language tag is
 normalized as that language. Whitespace is collapsed; paragraph breaks stay as one blank line
-so chunking can still split at them. Languages without rules of their own keep their digits.
+so chunking can still split at them. The other languages read their numbers by ``number_rules``, from
+their locale's facts; a language without a locale keeps its digits.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from .en import normalize_english
 from .ko import normalize_korean
 from .languages import LANGUAGES, check_language
 from .lexicon import Lexicon, checked_entries, korean_lexicon, with_extra
+from .number_rules import read_numbers
 from .tags import language_of_tag, split_tags
 
 LANGUAGE_RULES: dict[str, Callable[[str], str]] = {"ko": normalize_korean, "en": normalize_english}
@@ -74,7 +76,7 @@ def _normalize_words(text: str, lang: str, extra: tuple[tuple[str, str], ...]) -
     base = korean_lexicon() if lang == "ko" else _NO_LEXICON
     text = with_extra(base, extra).apply(text)
     rules = LANGUAGE_RULES.get(lang)
-    return rules(text) if rules else text
+    return rules(text) if rules else read_numbers(text, lang)
 
 
 def collapse_whitespace(text: str) -> str:

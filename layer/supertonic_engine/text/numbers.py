@@ -114,6 +114,24 @@ def ko_digits(digits: str, *, zero: str = "공") -> str:
     return "".join(zero if d == "0" else _KO_DIGITS[int(d)] for d in digits)
 
 
+# English numbers as Koreans write them in Hangul (GPT-4 지피티 포, COVID-19 코비드 나인틴, MP3
+# 엠피쓰리): 3 is 쓰리 and 13, 30 써틴, 써티 as they are written in everyday use, not the
+# 외래어 표기법 forms 스리, 서틴, 서티.
+_KO_ENGLISH_ONES = "제로 원 투 쓰리 포 파이브 식스 세븐 에잇 나인 텐 일레븐 트웰브 써틴 포틴 피프틴 식스틴 세븐틴 에이틴 나인틴".split()
+_KO_ENGLISH_TENS = "_ _ 트웬티 써티 포티 피프티 식스티 세븐티 에이티 나인티".split()
+
+
+def ko_english_number(digits: str) -> str:
+    """One or two digits read in English, in Hangul: 4 포, 19 나인틴, 47 포티세븐; 05 digit by digit (제로파이브)."""
+    if len(digits) > 2 or (len(digits) == 2 and digits.startswith("0")):
+        return "".join(_KO_ENGLISH_ONES[int(d)] for d in digits)
+    value = int(digits)
+    if value < 20:
+        return _KO_ENGLISH_ONES[value]
+    tens, ones = divmod(value, 10)
+    return _KO_ENGLISH_TENS[tens] + (_KO_ENGLISH_ONES[ones] if ones else "")
+
+
 def ko_number(token: str) -> str:
     """A written number in Sino-Korean: ``3.14`` -> 삼 점 일사, ``15,000`` -> 만 오천."""
     return _spell(token, ko_sino, ko_digits, partial(ko_digits, zero="영"), "점", _KO_LIMIT)

@@ -1,0 +1,67 @@
+"""German: decimal comma, thousands grouped by a dot (or a space), ordinals written 3. (Duden, Schreibung der Zahlen)."""
+
+from ..number_locale import Currency, Noun, NumberLocale
+
+_MASCULINE, _FEMININE, _NEUTER = "spellout-cardinal-masculine", "spellout-cardinal-feminine", "spellout-cardinal-neuter"
+
+LOCALE = NumberLocale(
+    lang="de",
+    decimal_mark=",",
+    group_marks=". ",
+    decimal_word="Komma",
+    minus_word="minus",
+    year_cues=("im Jahr", "im Jahre", "seit", "bis", "von", "ab", "anno", "um", "Jahr", "Sommer", "Winter", "Herbst", "Frühjahr"),
+    currencies={
+        "€": Currency(Noun("Euro", ruleset=_MASCULINE), Noun("Cent", ruleset=_MASCULINE)),
+        "EUR": Currency(Noun("Euro", ruleset=_MASCULINE), Noun("Cent", ruleset=_MASCULINE)),
+        "$": Currency(Noun("Dollar", ruleset=_MASCULINE), Noun("Cent", ruleset=_MASCULINE)),
+        "USD": Currency(Noun("Dollar", ruleset=_MASCULINE), Noun("Cent", ruleset=_MASCULINE)),
+        "£": Currency(Noun("Pfund", ruleset=_NEUTER), Noun("Pence", one="Penny", ruleset=_MASCULINE)),
+        "CHF": Currency(Noun("Franken", ruleset=_MASCULINE), Noun("Rappen", ruleset=_MASCULINE)),
+    },
+    # "3,50 €" is said "drei Euro fünfzig".
+    money_with_minor="{major} {unit} {minor}",
+    units={
+        "%": Noun("Prozent", ruleset=_NEUTER),
+        "Prozent": Noun("Prozent", ruleset=_NEUTER),
+        "km/h": Noun("Kilometer pro Stunde", ruleset=_MASCULINE),
+        "km": Noun("Kilometer", ruleset=_MASCULINE),
+        "m": Noun("Meter", ruleset=_MASCULINE),
+        "cm": Noun("Zentimeter", ruleset=_MASCULINE),
+        "mm": Noun("Millimeter", ruleset=_MASCULINE),
+        "kg": Noun("Kilogramm", ruleset=_NEUTER),
+        "g": Noun("Gramm", ruleset=_NEUTER),
+        "mg": Noun("Milligramm", ruleset=_NEUTER),
+        "l": Noun("Liter", ruleset=_MASCULINE),
+        "ml": Noun("Milliliter", ruleset=_MASCULINE),
+        "°C": Noun("Grad Celsius", ruleset=_MASCULINE),
+        "°": Noun("Grad", ruleset=_MASCULINE),
+        "h": Noun("Stunden", one="Stunde", ruleset=_FEMININE),
+        "min": Noun("Minuten", one="Minute", ruleset=_FEMININE),
+        "s": Noun("Sekunden", one="Sekunde", ruleset=_FEMININE),
+    },
+    # An ordinal is a number with a dot before a lower-case word or a month ("am 3. Mai", "der 2. Platz"
+    # after an article); a dot before a capital that starts a sentence is a full stop.
+    ordinals=(
+        # The case an article or preposition asks for: am/im/vom/zum/beim/dem/den 3. -> dritten, der/die/das 3. -> dritte.
+        (r"\b(?i:am|im|vom|zum|zur|beim|dem|den|des) (?P<n>\d{1,4})\.(?=\s)", "spellout-ordinal-n"),
+        (r"\b(?i:der|die|das) (?P<n>\d{1,4})\.(?=\s)", "spellout-ordinal"),
+        (
+            r"(?<![\d.])(?P<n>[1-9]|[12]\d|3[01])\.(?=\s(?:Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember)\b)",
+            "spellout-ordinal-r",
+        ),
+    ),
+    time="{hour} Uhr {minute}",
+    time_on_the_hour="{hour} Uhr",
+    hour_ruleset=_MASCULINE,  # ein Uhr
+    time_suffixes=("Uhr",),
+    # After am, vom, zum, bis zum, den (a letter's "Berlin, den 24.08.2026") the day is dative or
+    # accusative: am vierundzwanzigsten August; alone it is nominative: vierundzwanzigster August.
+    dates=(
+        (r"\b(?i:am|vom|zum|bis zum|den|seit dem) (?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.(?P<y>\d{4})(?!\d)", "spellout-ordinal-n"),
+        (r"(?<![\d.])(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.(?P<y>\d{4})(?!\d)", "spellout-ordinal-r"),
+    ),
+    date="{day} {month} {year}",
+    months=("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"),
+    symbols={"&": "und", "+": "plus", "=": "gleich", "№": "Nummer", "§": "Paragraf", "%": "Prozent"},
+)

@@ -1,0 +1,27 @@
+"""German, from Duden's rules for numbers (Schreibung der Zahlen; Kommasetzung bei Dezimalzahlen),
+ordinals after articles and prepositions inflected for their case."""
+
+READINGS = [
+    ("cardinal", "Ich habe 25 Bücher.", "Ich habe fünfundzwanzig Bücher."),
+    ("cardinal", "Es kamen 1.000.000 Menschen.", "Es kamen eine Million Menschen."),
+    ("cardinal", "Seite 101 fehlt.", "Seite einhunderteins fehlt."),
+    ("decimal", "Er wiegt 3,5 kg mehr.", "Er wiegt drei Komma fünf Kilogramm mehr."),
+    ("decimal", "Pi ist etwa 3,14.", "Pi ist etwa drei Komma eins vier."),
+    ("other convention", "Der Wert ist 3.5 laut Bericht.", "Der Wert ist drei Komma fünf laut Bericht."),
+    ("ordinal", "Der 2. Platz ging an sie.", "Der zweite Platz ging an sie."),
+    ("ordinal", "Wir treffen uns am 3. Mai.", "Wir treffen uns am dritten Mai."),
+    ("negative", "Es waren -5 Grad.", "Es waren minus fünf Grad."),
+    ("percent", "Die Quote lag bei 50 %.", "Die Quote lag bei fünfzig Prozent."),
+    ("percent", "Nur 1 % stimmte zu.", "Nur ein Prozent stimmte zu."),
+    ("currency", "Das kostet 3,50 €.", "Das kostet drei Euro fünfzig."),
+    ("currency", "Der Preis: 20 €.", "Der Preis: zwanzig Euro."),
+    ("year", "Im Jahr 1999 war alles anders.", "Im Jahr neunzehnhundertneunundneunzig war alles anders."),
+    ("year", "Seit 2010 wohne ich hier.", "Seit zweitausendzehn wohne ich hier."),
+    ("time", "Der Zug fährt um 14:30 Uhr.", "Der Zug fährt um vierzehn Uhr dreißig."),
+    ("time", "Wir beginnen um 9:00.", "Wir beginnen um neun Uhr."),
+    ("date", "Ich komme am 24.08.2026 an.", "Ich komme am vierundzwanzigsten August zweitausendsechsundzwanzig an."),
+    ("unit", "Die Strecke ist 10 km lang.", "Die Strecke ist zehn Kilometer lang."),
+    ("unit", "Das Wasser hat 21 °C.", "Das Wasser hat einundzwanzig Grad Celsius."),
+    ("symbol", "Müller & Söhne", "Müller und Söhne"),
+]
+KEPT: dict[str, str] = {}

@@ -1,0 +1,26 @@
+"""Slovak, from the Pravidlá slovenského pravopisu (numbers) and the agreement of a noun after a
+number (dva kilometre, päť kilometrov); years read as cardinals."""
+
+READINGS = [
+    ("cardinal", "Mám 25 kníh.", "Mám dvadsaťpäť kníh."),
+    ("cardinal", "Prišlo 3 000 ľudí.", "Prišlo tri tisíce ľudí."),
+    ("cardinal", "Prišlo 48 ľudí.", "Prišlo štyridsaťosem ľudí."),
+    ("decimal", "Váži o 3,5 kg viac.", "Váži o tri celá päť kilogramu viac."),
+    ("other convention", "Hodnota 3.5 podľa správy.", "Hodnota tri celá päť podľa správy."),
+    ("negative", "Vonku je -5 stupňov.", "Vonku je mínus päť stupňov."),
+    ("percent", "Podiel vzrástol o 2 %.", "Podiel vzrástol o dve percentá."),
+    ("percent", "Súhlasilo len 5 %.", "Súhlasilo len päť percent."),
+    ("currency", "Stojí to 3,50 €.", "Stojí to tri eurá päťdesiat centov."),
+    ("currency", "Spolu $5.", "Spolu päť dolárov."),
+    ("year", "V roku 1999 bolo všetko inak.", "V roku tisíc deväťsto deväťdesiatdeväť bolo všetko inak."),
+    ("time", "Vlak ide o 14:30.", "Vlak ide o štrnásť tridsať."),
+    ("time", "Začíname o 9:00.", "Začíname o deväť nula nula."),
+    ("unit", "Cesta má 10 km.", "Cesta má desať kilometrov."),
+    ("unit", "Zostali 2 min.", "Zostali dve minúty."),
+    ("unit", "Zostáva 1 h.", "Zostáva jedna hodina."),
+    ("symbol", "Novák & synovia", "Novák a synovia"),
+]
+KEPT = {
+    "ordinal": "CLDR's Slovak rules as loaded have no ordinals (druhé miesto)",
+    "date": "the day is an ordinal in the genitive (dvadsiateho štvrtého augusta), and there are no Slovak ordinals",
+}
