@@ -272,4 +272,3 @@ def test_slashes_that_are_not_fractions_are_not_read_as_fractions(text: str) -> 
 )
 def test_initials_and_ranges_of_multiples(text: str, expected: str) -> None:
     assert normalize(text, "en") == expected
-
