@@ -140,6 +140,8 @@ def test_importing_the_engine_reads_no_language_s_number_rules() -> None:
 KEPT_AS_WRITTEN = [
     ("de", "Ruf an: 030 1234567."),
     ("de", "Ruf an: +49 30 1234567."),
+    ("pl", "Zadzwoń: tel. 601 234 567."),
+    ("es", "Teléfono: 912 345 678."),
     ("pt", "Ligue (11) 98765-4321."),
     ("ru", "Звоните 8 800 555 35 35."),
     ("ja", "電話は03-1234-5678です。"),
