@@ -5,6 +5,7 @@ READINGS = [
     ("cardinal", "Ich habe 25 Bücher.", "Ich habe fünfundzwanzig Bücher."),
     ("cardinal", "Es kamen 1.000.000 Menschen.", "Es kamen eine Million Menschen."),
     ("cardinal", "Seite 101 fehlt.", "Seite einhunderteins fehlt."),
+    ("cardinal", "Nimm die 3. Sie fährt schneller.", "Nimm die drei. Sie fährt schneller."),  # a full stop, not an ordinal's dot
     ("decimal", "Er wiegt 3,5 kg mehr.", "Er wiegt drei Komma fünf Kilogramm mehr."),
     ("decimal", "Pi ist etwa 3,14.", "Pi ist etwa drei Komma eins vier."),
     ("other convention", "Der Wert ist 3.5 laut Bericht.", "Der Wert ist drei Komma fünf laut Bericht."),

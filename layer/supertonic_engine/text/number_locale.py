@@ -128,7 +128,9 @@ class NumberLocale:
     # Said between a round million (or more) and the noun it counts: un millón de euros, un million d'euros.
     million_particle: str = ""
     million_particle_before_vowel: str = ""  # French elides it: d'euros
-    cardinal: str = "spellout-numbering"  # the rule set for a number on its own
+    # The rule set for a number on its own; None: every number keeps its digits (CLDR's words for the
+    # language are wrong too often), and only symbols are read.
+    cardinal: str | None = "spellout-numbering"
     # For a number before a word in lower case, most often the noun it counts (1 año: un año, 21 años:
     # veintiún años); None: the cardinal. A feminine noun still gets this form (the rules know no genders).
     before_word: str | None = None

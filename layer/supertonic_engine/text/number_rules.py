@@ -39,6 +39,8 @@ ALWAYS_KEPT = (
     r"(?<![A-Za-z0-9_+.,/-])(?<!\d )(?!(?:0?[1-9]|[12]\d|3[01])[./-](?:0?[1-9]|1[0-2])[./-]\d{2,4}(?!\d))"  # not a date: 01.03.2025
     r"(?:\+\d{1,3}|\(?0\d{1,4}\)?)(?:[ \-/.]?\(?\d{2,8}\)?){1,5}(?!\d)",
     r"(?<!\d)\(\d{2,3}\) ?\d{4,5}-\d{4}(?!\d)",
+    # after a telephone's name or abbreviation, however it is grouped (tel. 601 234 567)
+    r"(?i:(?<!\w)(?:tel|tél|tlf|puh|phone|telefon\w*|tel[eé]fono|téléphone|телефон\w*|тел)\.?:?\s*)\+?[\d(][\d ()/.\-]{5,}\d",
     r"(?<![\d-])8[ -]\(?\d{3}\)?[ -]\d{3}[ -]\d{2}[ -]\d{2}(?!\d)",
     r"ISBN(?:-1[03])?:?\s?(?:\d[\- ]?){9,12}[\dX]",
     r"(?<![\d.])\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)",
@@ -92,11 +94,15 @@ class _Reader:
     def integer(self, digits: str, ruleset: str | None = None) -> str | None:
         """Digits as one number, or one by one where people read them so (a leading zero, past ``LARGEST``)."""
         lang, rules = self.locale.lang, ruleset or self.locale.cardinal
+        if rules is None:
+            return None
         if (len(digits) > 1 and digits.startswith("0")) or len(digits) > len(str(LARGEST)):
             return self.digits(digits)
         return spell(int(digits), lang, rules)
 
     def digits(self, digits: str) -> str | None:
+        if self.locale.cardinal is None:
+            return None
         words = [spell(int(digit), self.locale.lang, self.locale.cardinal) for digit in digits]
         return None if None in words else self.locale.spacing.join(w for w in words if w)
 
@@ -113,6 +119,8 @@ class _Reader:
         """A number and the word after it, in the form the number asks for (3,5 km: the decimal form)."""
         integer, fraction = self.split(token)
         said = self.number(token, noun.ruleset)
+        if said is None and self.locale.cardinal is None:
+            said = token  # a language whose numbers keep their digits still says its noun, agreed with the number
         if said is None:
             return None
         category = "decimal" if fraction else self.locale.plural_of(int(integer) if len(integer) < 19 else 5)
@@ -210,6 +218,8 @@ def _money_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
 
     def spell_money(match: re.Match[str]) -> str:
         currency = locale.currencies[match.group("sign")]
+        if locale.cardinal is None:  # the amount keeps its digits; the currency's word agrees with it
+            return _or_kept(reader.with_noun(match.group("amount"), currency.major), match)
         integer, fraction = reader.split(match.group("amount"))
         if len(fraction) > 2 or (fraction and currency.minor is None and len(fraction) != 2):
             return _or_kept(reader.with_noun(match.group("amount"), currency.major), match)

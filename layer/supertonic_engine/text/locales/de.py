@@ -4,6 +4,9 @@ from ..number_locale import Currency, Noun, NumberLocale
 
 _MASCULINE, _FEMININE, _NEUTER = "spellout-cardinal-masculine", "spellout-cardinal-feminine", "spellout-cardinal-neuter"
 
+# Words that begin a sentence far more often than they follow an ordinal: pronouns, articles, adverbs.
+_STARTS = "Sie|Er|Es|Ich|Wir|Ihr|Du|Man|Das|Der|Die|Dann|Aber|Und|Doch|Jetzt|Heute|Morgen|Danach|Damit|Dort|Hier|So|Nun|Auch|Nur"
+
 LOCALE = NumberLocale(
     lang="de",
     decimal_mark=",",
@@ -44,8 +47,9 @@ LOCALE = NumberLocale(
     # after an article); a dot before a capital that starts a sentence is a full stop.
     ordinals=(
         # The case an article or preposition asks for: am/im/vom/zum/beim/dem/den 3. -> dritten, der/die/das 3. -> dritte.
-        (r"\b(?i:am|im|vom|zum|zur|beim|dem|den|des) (?P<n>\d{1,4})\.(?=\s)", "spellout-ordinal-n"),
-        (r"\b(?i:der|die|das) (?P<n>\d{1,4})\.(?=\s)", "spellout-ordinal"),
+        # Not before a word that starts a sentence (Nimm die 3. Sie fährt schneller.): there the dot is a full stop.
+        (rf"\b(?i:am|im|vom|zum|zur|beim|dem|den|des) (?P<n>\d{{1,4}})\.(?=\s)(?!\s(?:{_STARTS})\b)", "spellout-ordinal-n"),
+        (rf"\b(?i:der|die|das) (?P<n>\d{{1,4}})\.(?=\s)(?!\s(?:{_STARTS})\b)", "spellout-ordinal"),
         (
             r"(?<![\d.])(?P<n>[1-9]|[12]\d|3[01])\.(?=\s(?:Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember)\b)",
             "spellout-ordinal-r",

@@ -16,8 +16,7 @@ LOCALE = NumberLocale(
     group_marks=".",
     decimal_word="κόμμα",
     minus_word="μείον",
-    # No Greek rule set has this name: spell answers None and a number on its own keeps its digits.
-    cardinal="spellout-cardinal-kept",
+    cardinal=None,  # a number on its own keeps its digits; an ordinal is read by its own rule set
     year=None,
     # The ending gives the gender: ο δεύτερος, η δεύτερη, το δεύτερο (nominative only: 2ου, 2ης stay).
     ordinals=(
