@@ -27,7 +27,7 @@ def dense_text(lang: str, seed: int) -> str:
     locale = locale_for(lang)
     mark = locale.decimal_mark if locale is not None else "."
     sign = next(iter(locale.currencies), "€") if locale is not None and locale.currencies else "€"
-    draw = random.Random(seed)  # nosec B311 - test data, not a secret
+    draw = random.Random(seed)  # benchmark text, not a secret  # nosec B311
     pieces: list[str] = []
     while sum(len(piece) for piece in pieces) < TEXT_CHARS:
         n = draw.randrange
