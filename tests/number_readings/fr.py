@@ -31,5 +31,6 @@ READINGS = [
     ("symbol", "Dupont & Fils", "Dupont et Fils"),
     ("symbol", "Appartement n° 5", "Appartement numéro cinq"),
     ("currency", "Il a gagné 1 000 000 €.", "Il a gagné un million d'euros."),  # de, elided before a vowel
+    ("time", "Le train part à 1:05.", "Le train part à une heure cinq."),  # une heure: the singular up to one
 ]
 KEPT: dict[str, str] = {}

@@ -151,10 +151,12 @@ class NumberLocale:
     # Ordinals as the language writes them: regexes whose group "n" holds the digits, each with the
     # rule set that spells them (a feminine ordinal: 1.ª -> primera).
     ordinals: tuple[tuple[str, str], ...] = ()
-    # Clock time hh:mm: {hour} spelled by ``hour_ruleset``, {minute} by ``minute_ruleset``.
+    # Clock time hh:mm: {hour} spelled by ``hour_ruleset``, {minute} by ``minute_ruleset``, {hours}
+    # the word for hours in the form the hour asks for (``hour_noun``: une heure, deux heures).
     time: str | None = None
     time_on_the_hour: str | None = None  # minute 00
     hour_ruleset: str | None = None  # None: the cardinal
+    hour_noun: Noun | None = None
     minute_ruleset: str | None = None
     time_marks: str = ":"  # what separates hours from minutes (fi, da, sv also write 14.30)
     time_suffixes: tuple[str, ...] = ()  # words after a time that its reading already says: Uhr, h

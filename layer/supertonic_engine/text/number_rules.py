@@ -263,7 +263,8 @@ def _time_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
         if said_hour is None or said_minute is None:
             return match.group()
         template = locale.time_on_the_hour if minute == 0 and locale.time_on_the_hour else locale.time
-        return template.format(hour=said_hour, minute=said_minute)  # type: ignore[union-attr]
+        hours = locale.hour_noun.form(locale.plural_of(hour)) if locale.hour_noun is not None else ""
+        return template.format(hour=said_hour, minute=said_minute, hours=hours)  # type: ignore[union-attr]
 
     return spell_time
 

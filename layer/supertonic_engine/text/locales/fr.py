@@ -62,8 +62,9 @@ LOCALE = NumberLocale(
     ),
     # 14 h 30 / 14:30 -> quatorze heures trente; heure is feminine (vingt-et-une heures), so are the
     # minutes (une). One form for every hour: 0 h and 1 h (zéro heure, une heure) take the plural here.
-    time="{hour} heures {minute}",
-    time_on_the_hour="{hour} heures",
+    time="{hour} {hours} {minute}",
+    time_on_the_hour="{hour} {hours}",
+    hour_noun=Noun("heures", one="heure"),  # 0 and 1 take the singular: zéro heure, une heure
     hour_ruleset=_FEMININE,
     minute_ruleset=_FEMININE,
     time_marks=":h",
