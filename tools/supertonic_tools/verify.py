@@ -81,7 +81,8 @@ class FileCheck:
                 "and unchanged since)"
             )
         if self.status == STANDIN:
-            return f"{self.path}: {STANDIN} (absent; {copies} carry the stand-in mark: random weights)"
+            carry = "carries" if len(self.prepared) == 1 else "carry"
+            return f"{self.path}: {STANDIN} (absent; {copies} {carry} the stand-in mark: random weights)"
         return f"{self.path}: {self.status} (absent; {copies}: {self.note})"
 
 
