@@ -8,8 +8,8 @@
 # --provenance=false: BuildKit's attestations turn the image into an OCI index, which Lambda
 # rejects ("image manifest ... media type is not supported").
 #
-# Layers go from least to most often changed: dependencies -> model (~400 MB, its own layer so its
-# chunks stay cached) -> prepared graphs -> layer/ -> handler/. A handler/ edit rebuilds only the
+# Layers go from least to most often changed: dependencies -> model (its small files; the stock
+# graphs only where they are not prepared) -> prepared graphs -> layer/ -> handler/. A handler/ edit rebuilds only the
 # last layer; a layer/ or tools/ edit also prepares the graphs again (a minute or two for the real model).
 # The image holds the runtime engine (layer/) and the handler only: the build tools (tools/: the
 # optimizer, stand-in generator, fetcher) and onnx are used in the `prepared` stage and stay there.
@@ -72,9 +72,12 @@ RUN pip install --requirement /opt/requirements.txt
 # text encoder and vector estimator with int8 MatMuls. INT8_ISA=avx2 (7-bit weights) is right for
 # any x86-64 host: Lambda does not say which CPUs it runs, and 8-bit weights (INT8_ISA=vnni)
 # saturate on CPUs without VNNI, where the engine refuses them.
-# The stock graphs stay in the image beside the prepared ones: the manifest is checked against
-# them (size and mtime) and they are the fallback, but a cold start only stats them, and Lambda
-# fetches only the image chunks a container reads (bytes read per cold start: README, Benchmark).
+# The image holds one copy of each graph: the prepared set without the stock graphs it was made
+# from (its manifest records their sizes and SHA-256, which `verify-model` traces to the release's),
+# or with PREPARE_GRAPHS=0 the stock graphs alone. Shipping both stored and pulled ~400 MB twice.
+# An int8 image also keeps the whole fp32 set: SUPERTONIC_PRECISION can then switch back to fp32 at
+# deploy time without a rebuild, and an int8 cold start never reads the fp32 encoder and estimator
+# (Lambda fetches only the chunks a container reads), so they cost image size only (README, Benchmark).
 FROM runtime AS prepared
 ARG PREPARE_GRAPHS=1
 ARG PREPARE_INT8=0
@@ -93,13 +96,16 @@ RUN if [ "$PREPARE_GRAPHS" = 1 ]; then \
         python -m supertonic_tools.optimize /opt/model --out /opt/prepared-int8 --precision int8 --isa "$INT8_ISA" || { \
             echo "preparing the int8 graphs failed (above); build without --build-arg PREPARE_INT8=1 for fp32 only" >&2; exit 1; }; \
     fi \
-    && mkdir -p /opt/prepared /opt/prepared-int8 && chmod -R a+rX /opt/prepared /opt/prepared-int8
+    && mkdir -p /opt/prepared /opt/prepared-int8 && chmod -R a+rX /opt/prepared /opt/prepared-int8 \
+    && cp -a /opt/model /opt/shipped-model \
+    && if [ "$PREPARE_GRAPHS" = 1 ]; then rm /opt/shipped-model/onnx/*.onnx; fi
 
 FROM runtime
 
-# 2. The model, and its prepared graphs where the engine looks for them (MODEL_DIR/prepared, and
+# 2. The model's small files (and its stock graphs only with PREPARE_GRAPHS=0), and the prepared
+#    graphs where the engine looks for them (MODEL_DIR/prepared, empty with PREPARE_GRAPHS=0, and
 #    MODEL_DIR/prepared-int8, empty unless PREPARE_INT8=1).
-COPY --from=model /opt/model /opt/model
+COPY --from=prepared /opt/shipped-model /opt/model
 COPY --from=prepared /opt/prepared /opt/model/prepared
 COPY --from=prepared /opt/prepared-int8 /opt/model/prepared-int8
 

@@ -171,7 +171,7 @@ def test_graphs_are_prepared_by_the_runtime_that_loads_them(stages: list[list[In
     assert "pip install --requirement /opt/build-tools.txt" in run  # onnx, from the [prepare] extra
     assert "['optional-dependencies']['prepare']" in next(i.arguments for i in named["requirements"] if i.keyword.upper() == "RUN")
     assert "python -m supertonic_tools.optimize /opt/model --out /opt/prepared" in run
-    model = _index(image, "COPY", r"^--from=model /opt/model /opt/model$")
+    model = _index(image, "COPY", r"^--from=prepared /opt/shipped-model /opt/model$")
     copied = _index(image, "COPY", r"^--from=prepared /opt/prepared /opt/model/prepared$")
     assert model < copied < _index(image, "COPY", r"^layer/ /opt/python/")
 
@@ -203,7 +203,7 @@ def test_the_image_holds_the_runtime_engine_and_the_handler_but_no_build_tools(
     assert context == {"docker/entry.sh", "layer/", "handler/supertonic_function/"}
     assert set(from_stages) == {
         ("requirements", "/build/requirements.txt"),
-        ("model", "/opt/model"),
+        ("prepared", "/opt/shipped-model"),
         ("prepared", "/opt/prepared"),
         ("prepared", "/opt/prepared-int8"),
     }
@@ -228,3 +228,47 @@ def test_build_context_holds_only_what_the_image_needs() -> None:
     assert lines[0] == "*"
     assert {"!pyproject.toml", "!docker/", "!layer/", "!handler/supertonic_function/", "!model/"} <= set(lines)
     assert "**/__pycache__" in lines
+
+
+@pytest.mark.parametrize(("prepare_graphs", "prepare_int8"), [("1", "0"), ("1", "1"), ("0", "0"), ("0", "1")])
+def test_the_image_ships_one_copy_of_each_graph(
+    stages: list[list[Instruction]], image: list[Instruction], tmp_path: Path, prepare_graphs: str, prepare_int8: str
+) -> None:
+    """The `prepared` stage's last RUN, run by sh on a model in a scratch /opt with the optimizer
+    replaced by a stub that writes a set: what the final stage's COPY lines then take from it."""
+    prepared = _named(stages)["prepared"]
+    run = [i.arguments for i in prepared if i.keyword.upper() == "RUN" and "supertonic_tools.optimize" in i.arguments][-1]
+    opt = tmp_path / "opt"
+    for name in (
+        "onnx/vocoder.onnx",
+        "onnx/text_encoder.onnx",
+        "onnx/tts.json",
+        "onnx/unicode_indexer.json",
+        "voice_styles/M1.json",
+        "LICENSE",
+    ):
+        (opt / "model" / name).parent.mkdir(parents=True, exist_ok=True)
+        (opt / "model" / name).write_text(name)
+    stub = tmp_path / "bin" / "python"
+    stub.parent.mkdir()
+    stub.write_text('#!/bin/sh\nwhile [ "$1" != --out ]; do shift; done\nmkdir -p "$2" && echo {} > "$2/manifest.json"\n')
+    stub.chmod(0o755)
+    env = {
+        "PATH": f"{stub.parent}:{os.environ['PATH']}",
+        "PREPARE_GRAPHS": prepare_graphs,
+        "PREPARE_INT8": prepare_int8,
+        "INT8_ISA": "avx2",
+    }
+    subprocess.run(["sh", "-c", run.replace("/opt/", f"{opt}/")], env=env, check=True)
+
+    shipped: set[str] = set()
+    for instruction in image:
+        words = instruction.arguments.split()
+        if instruction.keyword.upper() == "COPY" and words[0] == "--from=prepared" and words[-1].startswith("/opt/model"):
+            source, target = opt / words[1].removeprefix("/opt/"), words[-1]
+            shipped |= {f"{target}/{p.relative_to(source)}" for p in source.rglob("*") if p.is_file()}
+    small = {"/opt/model/onnx/tts.json", "/opt/model/onnx/unicode_indexer.json", "/opt/model/voice_styles/M1.json", "/opt/model/LICENSE"}
+    stock = {"/opt/model/onnx/vocoder.onnx", "/opt/model/onnx/text_encoder.onnx"}
+    fp32 = {"/opt/model/prepared/manifest.json"} if prepare_graphs == "1" else set()
+    int8 = {"/opt/model/prepared-int8/manifest.json"} if prepare_int8 == "1" else set()
+    assert shipped == small | (set() if prepare_graphs == "1" else stock) | fp32 | int8

@@ -4,7 +4,9 @@
     onnx/vocoder.onnx  onnx/tts.json  onnx/unicode_indexer.json  voice_styles/{M1..M5,F1..F5}.json
 
 Any other ``voice_styles/NAME.json`` in the same shape is a custom voice named NAME. Voices are
-read when first used, so a malformed file fails only the requests for its voice.
+read when first used, so a malformed file fails only the requests for its voice. A stock graph may
+be absent where a prepared set lists it (the image ships each graph once: ``prepared.py``); whether
+that copy can load here is the sessions' to judge.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import config
+from . import config, prepared
 from .errors import ModelCorrupt, ModelMissing, UnknownVoice, VoiceFileCorrupt, clipped, quoted
 from .standin_marker import is_legacy_standin
 from .voice_blend import ITEM_SEPARATOR, WEIGHT_SEPARATOR, is_blend, mix, parse_blend
@@ -141,6 +143,9 @@ def load_assets(model_dir: str | os.PathLike[str]) -> ModelAssets:
     if not root.is_dir():
         raise ModelMissing(f"model directory {root} does not exist. {_FIX}")
     graphs = graph_files(root)
+    if not all(path.is_file() for path in graphs.values()):
+        stand_in = prepared.listed(root)
+        graphs = {name: path for name, path in graphs.items() if path.is_file() or name not in stand_in}
     missing = [str(path.relative_to(root)) for path in graphs.values() if not path.is_file()]
     missing += [name for name in (CONFIG_FILE, INDEXER_FILE) if not (root / name).is_file()]
     voice_paths = _voice_files(root / VOICES_DIR)
@@ -149,7 +154,7 @@ def load_assets(model_dir: str | os.PathLike[str]) -> ModelAssets:
     if missing:
         raise ModelMissing(f"model directory {root} lacks {', '.join(missing)}. {_FIX}")
     for path in graphs.values():
-        if path.stat().st_size == 0:
+        if path.is_file() and path.stat().st_size == 0:
             raise ModelCorrupt(f"{path} is empty. {_FIX}")
 
     tts_config = _read_json(root / CONFIG_FILE)

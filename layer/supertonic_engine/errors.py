@@ -10,7 +10,7 @@ its own in that place (``advised``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 # Characters of a value an error quotes back: enough to recognise it. A request may carry 6 MB, and
 # an answer quoting all of it, escaped as the runtime sends it, would be over Lambda's 6 MB response
@@ -229,6 +229,22 @@ class ModelError(SupertonicError):
 
 class ModelMissing(ModelError):
     code = "model_missing"
+
+
+class GraphMissing(ModelMissing):
+    """A graph has neither its stock file nor a prepared copy this process can load (a prepared-only
+    directory, such as the image's, made by another ONNX Runtime): the message names each such graph,
+    why its prepared copy cannot stand in, and what to run."""
+
+    def __init__(self, model_dir: object, refused: Mapping[str, str]) -> None:
+        self.graphs = tuple(refused)
+        reasons = "; ".join(f"onnx/{name}.onnx is absent and {why}" for name, why in refused.items())
+        super().__init__(
+            f"model directory {model_dir} has no loadable {', '.join(self.graphs)}: {reasons}. Put the stock graphs "
+            "back (`supertonic-lambda fetch-model --out DIR`, or `make-model` for a stand-in), or prepare the graphs again "
+            "with the ONNX Runtime that loads them (`supertonic-lambda prepare-model --model DIR` where the stock graphs "
+            "are, as the image build does)"
+        )
 
 
 class ModelNotConfigured(ModelMissing):

@@ -13,6 +13,12 @@ still match, the recorded hash is trusted; when either differs, the file is hash
 int8 graphs (``prepare-model --precision int8``) are a second set in ``<prepared dir>-int8``,
 keyed the same way, whose manifest also says ``precision`` and the quantization settings.
 
+A prepared set can stand alone: the image ships it without the stock graphs, so that no weight is
+stored (and pulled) twice. Where a stock graph is absent there is nothing to compare its copy with,
+and a copy whose key matches this process is used. The manifest keeps what ties such a copy to the
+release: the stock graph's path, size and SHA-256, the digests of the files the copy is made of, and
+the digest of the model's ``tts.json``; ``verify-model`` checks them against the published ones.
+
 Only the standard library is used here: this runs in the image at every cold start. The image
 does not ship the optimizer, so there the recipe is not checked: its graphs were prepared by the
 same build (the Dockerfile's ``prepared`` stage).
@@ -56,6 +62,11 @@ class SourceStamp:
     def of(cls, path: Path) -> SourceStamp:
         stat = path.stat()
         return cls(sha256=file_sha256(path), size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+
+    @classmethod
+    def from_record(cls, record: Mapping) -> SourceStamp:
+        """The stamp a manifest entry's ``source`` holds (which also names the stock file's path)."""
+        return cls(sha256=record["sha256"], size=record["size"], mtime_ns=record["mtime_ns"])
 
     def matches(self, path: Path) -> bool:
         """True when ``path`` still holds the bytes this stamp was made from (hashing only if it was touched)."""
@@ -110,9 +121,23 @@ def read_manifest(directory: Path) -> dict | None:
     return manifest if isinstance(manifest, dict) else None
 
 
-def write_manifest(directory: Path, graphs: Mapping[str, dict], precision: str = "fp32", quantization: Mapping | None = None) -> Path:
+def file_record(path: Path) -> dict[str, int | str]:
+    """A file's size and SHA-256, as a manifest records them."""
+    return {"sha256": file_sha256(path), "size": path.stat().st_size}
+
+
+def write_manifest(
+    directory: Path,
+    graphs: Mapping[str, dict],
+    precision: str = "fp32",
+    quantization: Mapping | None = None,
+    model: Mapping[str, dict] | None = None,
+) -> Path:
+    """``model``: the model's own files the set was made with (``onnx/tts.json``), path to ``file_record``."""
     path = directory / MANIFEST
     content = {"format": FORMAT, **runtime_key(), "precision": precision, "graphs": dict(graphs)}
+    if model is not None:
+        content["model"] = dict(model)
     if quantization is not None:
         content["quantization"] = dict(quantization)
     partial = path.with_suffix(".partial")
@@ -121,11 +146,28 @@ def write_manifest(directory: Path, graphs: Mapping[str, dict], precision: str =
     return path
 
 
+@dataclass(frozen=True)
+class Match:
+    """Which graphs a prepared set can stand in for, and for each other graph why not."""
+
+    found: dict[str, Path]
+    refused: dict[str, str]
+
+
 def find_prepared(sources: Mapping[str, Path], directory: Path, precision: str = "fp32") -> dict[str, Path]:
     """The prepared graph for each source that has a valid one; stale entries are named in a warning."""
+    return match_prepared(sources, directory, precision).found
+
+
+def match_prepared(sources: Mapping[str, Path], directory: Path, precision: str = "fp32") -> Match:
+    """``find_prepared``, with the reason each other source has no copy (for an error where the source is absent too).
+
+    A source that is absent is not compared with its stamp: a set shipped without its stock graphs
+    is used as long as its key matches this process.
+    """
     manifest = read_manifest(directory)
     if manifest is None:
-        return {}
+        return Match({}, dict.fromkeys(sources, f"{directory} holds no readable {MANIFEST}"))
     model_dir = next(iter(sources.values())).parent.parent  # <model>/onnx/<graph>.onnx
     flag = "" if precision == "fp32" else f" --precision {precision}"
     fix = f"rebuild them with `supertonic-lambda prepare-model --model {model_dir}{flag}` or delete {directory}"
@@ -137,27 +179,41 @@ def find_prepared(sources: Mapping[str, Path], directory: Path, precision: str =
         if manifest.get(k, "fp32" if k == "precision" else None) != v
     ]
     if differs:
+        made_for = f"the prepared graphs in {directory} were made for {', '.join(differs)}"
         logger.warning("not using the prepared graphs in %s: made for %s; %s", directory, ", ".join(differs), fix)
-        return {}
-    found = {}
+        return Match({}, dict.fromkeys(sources, made_for))
+    found, refused = {}, {}
     entries = manifest.get("graphs") or {}
     for name, source in sources.items():
         entry = entries.get(name)
         if entry is None:
+            refused[name] = f"{directory / MANIFEST} lists no prepared {name}"
             continue
         try:
-            stamp = SourceStamp(**entry["source"])
+            stamp = SourceStamp.from_record(entry["source"])
             path = directory / entry["file"]
         except (KeyError, TypeError) as exc:
+            refused[name] = f"its entry in {directory / MANIFEST} is malformed ({exc})"
             logger.warning("not using the prepared %s: malformed manifest entry (%s); %s", name, exc, fix)
             continue
-        if not stamp.matches(source):
-            logger.warning("not using the prepared %s: %s changed since it was prepared; %s", name, source, fix)
-        elif not path.is_file():
+        if not path.is_file():
+            refused[name] = f"{path} is missing"
             logger.warning("not using the prepared %s: %s is missing; %s", name, path, fix)
+        elif source.is_file() and not stamp.matches(source):
+            refused[name] = f"{source} changed since it was prepared"
+            logger.warning("not using the prepared %s: %s changed since it was prepared; %s", name, source, fix)
         else:
             found[name] = path
-    return found
+    return Match(found, refused)
+
+
+def listed(model_dir: Path, env: Mapping[str, str] | None = None) -> set[str]:
+    """The graphs some prepared set of ``model_dir`` (fp32 or int8) has an entry for, matching or not."""
+    names: set[str] = set()
+    for precision in config.PRECISIONS:
+        graphs = (read_manifest(prepared_dir(model_dir, env, precision)) or {}).get("graphs")
+        names.update(graphs if isinstance(graphs, dict) else ())
+    return names
 
 
 def quantization(directory: Path) -> dict:

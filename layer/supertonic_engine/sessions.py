@@ -2,7 +2,8 @@
 
 Each graph is loaded from its prepared copy when one matches the model (see ``prepared.py``),
 else from the model directory; with ``precision="int8"`` the text encoder and vector estimator
-come from the int8 set, which must exist and suit this CPU.
+come from the int8 set, which must exist and suit this CPU. Where the stock graph is absent (the
+image ships each graph once) its prepared copy is the only one: it cannot fall back.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ import onnxruntime as ort
 
 from . import prepared
 from .assets import ModelAssets, graph_files
-from .config import ENV_PRECISION, EXECUTION_MODES, GRAPH_OPTIMIZATIONS, SessionConfig
+from .config import ENV_PRECISION, ENV_SESSION_PREFIX, EXECUTION_MODES, GRAPH_OPTIMIZATIONS, SessionConfig
 from .cpu import cpu_features
-from .errors import ConfigurationError, ModelCorrupt
+from .errors import ConfigurationError, GraphMissing, ModelCorrupt
 from .standin_marker import STANDIN_KEY
 
 logger = logging.getLogger(__name__)
@@ -113,9 +114,16 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
     options = session_options(config)
     started = time.perf_counter()
     sources = graph_files(assets.root)
-    copies = prepared.find_prepared(sources, prepared.prepared_dir(assets.root, env)) if config.prepared else {}
+    if config.prepared:
+        match = prepared.match_prepared(sources, prepared.prepared_dir(assets.root, env))
+    else:
+        match = prepared.Match({}, dict.fromkeys(sources, f"{ENV_SESSION_PREFIX}PREPARED=0 turns the prepared copies off"))
+    copies = dict(match.found)
     quantized = _int8_graphs(assets.root, sources, config, env)
     copies.update(quantized)
+    absent = {name: why for name, why in match.refused.items() if name not in copies and not sources[name].is_file()}
+    if absent:
+        raise GraphMissing(assets.root, absent)
     built = {}
     for name, source in sources.items():
         copy = copies.get(name)
@@ -129,6 +137,12 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
                         f"{ENV_PRECISION}=int8: ONNX Runtime cannot load {copy}: {_first_line(exc)}; "
                         f"rebuild it with `supertonic-lambda prepare-model --precision int8` or unset {ENV_PRECISION}",
                         field=ENV_PRECISION,
+                    ) from None
+                if not source.is_file():
+                    raise ModelCorrupt(
+                        f"ONNX Runtime cannot load {copy}: {_first_line(exc)}, and {source} is absent to fall back on. "
+                        f"Prepare the graphs again (`supertonic-lambda prepare-model --model DIR` where the stock graphs are) "
+                        f"or put the stock graph back (`supertonic-lambda fetch-model --out DIR`)."
                     ) from None
                 del copies[name]
                 logger.warning("not using the prepared %s: %s; loading %s", name, _first_line(exc), source)

@@ -40,9 +40,9 @@ import onnx
 import onnxruntime as ort
 
 from supertonic_engine import prepared
-from supertonic_engine.assets import GRAPHS, load_assets
+from supertonic_engine.assets import CONFIG_FILE, GRAPHS, load_assets
 from supertonic_engine.config import PRECISIONS
-from supertonic_engine.errors import ModelError
+from supertonic_engine.errors import ModelError, ModelMissing
 from supertonic_engine.files import replace_directory
 
 from .guidance import share_guidance_prefix
@@ -104,16 +104,27 @@ def prepare_model(
     quant = settings_for(isa) if precision == "int8" else None
     graphs = tuple(graphs or (QUANTIZED_GRAPHS if quant else GRAPHS))
     assets = load_assets(model_dir)
+    # A prepared-only directory loads, but its copies are made from the stock graphs, not from each other.
+    absent = [assets.graph_path(name) for name in graphs if not assets.graph_path(name).is_file()]
+    if absent:
+        raise ModelMissing(
+            f"preparing graphs needs the stock graphs, and {assets.root} lacks "
+            f"{', '.join(path.relative_to(assets.root).as_posix() for path in absent)}: prepare them where the "
+            "stock graphs are (`supertonic-lambda fetch-model --out DIR`, then `prepare-model --model DIR`)"
+        )
     target = Path(out_dir).expanduser().absolute() if out_dir else prepared.prepared_dir(assets.root, precision=precision)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
     try:
         results, entries = [], {}
         for name in graphs:
-            result, entry = _prepare_graph(name, assets.graph_path(name), staging, quant if name in QUANTIZED_GRAPHS else None)
+            source = assets.graph_path(name)
+            result, entry = _prepare_graph(name, source, staging, quant if name in QUANTIZED_GRAPHS else None)
+            entry["source"]["path"] = source.relative_to(assets.root).as_posix()  # the release's name for it
             results.append(result)
             entries[name] = entry
-        prepared.write_manifest(staging, entries, precision=precision, quantization=_quantization_record(quant))
+        model = {CONFIG_FILE: prepared.file_record(assets.root / CONFIG_FILE)}
+        prepared.write_manifest(staging, entries, precision=precision, quantization=_quantization_record(quant), model=model)
         staging.chmod(0o755)  # mkdtemp makes it private; images run as another user
         replace_directory(staging, target)
     except BaseException:
@@ -161,6 +172,8 @@ def _prepare_graph(name: str, source: Path, directory: Path, quant: QuantSetting
         "pointwise_pairs": pairs,
         "half_batch_nodes": halved,
         "max_abs_diff": diff,
+        # What the copy is made of, so that it can be checked where its source is not shipped.
+        "files": {file.name: prepared.file_record(file) for file in sorted(directory.glob(f"{path.name}*"))},
     }
     if quant is not None:
         entry |= {"quantized_matmuls": quantized, "snr_db": round(snr_db, 2)}
