@@ -6,7 +6,9 @@
 # "$@" is the handler (the image's CMD).
 # The runtime client: awslambdaric is AWS's own client and serves every mode it supports; it cannot
 # post a streamed response (4.2.2, the newest), so a function URL in RESPONSE_STREAM mode is served
-# by the function's own Runtime API loop, supertonic_function.runtime.
+# by the function's own Runtime API loop, supertonic_function.runtime. Both answer SnapStart's
+# restore (GET /runtime/restore/next, then the hooks registered with snapshot_restore_py: awslambdaric
+# 4.2.2 bootstrap.py on_init_complete), so either may run a version published with SnapStart.
 set -eu
 runtime=awslambdaric
 if [ "${SUPERTONIC_FUNCTION_URL_INVOKE_MODE:-BUFFERED}" = "RESPONSE_STREAM" ]; then

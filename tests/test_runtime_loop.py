@@ -139,7 +139,9 @@ class FakeRuntimeApi:
 
     def invoke(self, event: Any, request_id: str = "req-1", **headers: str) -> None:
         deadline = str(int(time.time() * 1000) + 60_000)
-        self.events.put((request_id, {"Lambda-Runtime-Deadline-Ms": deadline, **headers}, json.dumps(event).encode()))
+        # As Lambda sends a JSON event: without the Content-Type, awslambdaric 4.2.2 does not read the event as JSON and posts no answer.
+        sent = {"Lambda-Runtime-Deadline-Ms": deadline, "Content-Type": "application/json", **headers}
+        self.events.put((request_id, sent, json.dumps(event).encode()))
 
     def wait_until(self, done: Callable[[list[Recorded]], bool]) -> list[Recorded]:
         with self.changed:
@@ -319,10 +321,14 @@ def test_a_cut_connection_closes_the_answer_and_the_loop_goes_on(fake: FakeRunti
     assert json.loads(fake.posts()[-1].body) == {"n": 2}
 
 
-def _run_loop(fake: FakeRuntimeApi, handler: str, cwd: Path, **env: str) -> subprocess.Popen[bytes]:
+# The two runtime clients docker/entry.sh starts: the function's own loop (RESPONSE_STREAM) and AWS's (BUFFERED).
+OWN_LOOP, AWSLAMBDARIC = "supertonic_function.runtime", "awslambdaric"
+
+
+def _run_loop(fake: FakeRuntimeApi, handler: str, cwd: Path, runtime: str = OWN_LOOP, **env: str) -> subprocess.Popen[bytes]:
     environment = {**os.environ, "AWS_LAMBDA_RUNTIME_API": fake.address, **env}
     return subprocess.Popen(
-        [sys.executable, "-m", "supertonic_function.runtime", handler],
+        [sys.executable, "-m", runtime, handler],
         cwd=cwd,
         env=environment,
         stdout=subprocess.PIPE,
@@ -356,10 +362,12 @@ def handler(event, context):
 """
 
 
-def test_snap_start_calls_restore_next_and_runs_the_hooks_before_the_first_next(fake: FakeRuntimeApi, tmp_path: Path) -> None:
+@pytest.mark.parametrize("runtime", [OWN_LOOP, AWSLAMBDARIC])
+def test_snap_start_calls_restore_next_and_runs_the_hooks_before_the_first_next(fake: FakeRuntimeApi, tmp_path: Path, runtime: str) -> None:
+    # One registration serves whichever client docker/entry.sh starts.
     (tmp_path / "snap_function.py").write_text(SNAP_START_FUNCTION)
     fake.invoke({})
-    process = _run_loop(fake, "snap_function.handler", tmp_path, AWS_LAMBDA_INITIALIZATION_TYPE="snap-start")
+    process = _run_loop(fake, "snap_function.handler", tmp_path, runtime, AWS_LAMBDA_INITIALIZATION_TYPE="snap-start")
     try:
         records = fake.wait_until(lambda rs: any(r.method == "POST" and r.complete for r in rs))
     finally:
@@ -371,6 +379,36 @@ def test_snap_start_calls_restore_next_and_runs_the_hooks_before_the_first_next(
         "/2018-06-01/runtime/invocation/req-1/response",
     ]
     assert json.loads(records[2].body) == {"restored": ["hook"]}
+
+
+FAILING_RESTORE_FUNCTION = """
+from supertonic_function.runtime import after_restore
+
+
+def reopen():
+    raise ConnectionError("no network after the restore")
+
+
+after_restore(reopen)
+
+
+def handler(event, context):
+    return {}
+"""
+
+
+@pytest.mark.parametrize("runtime", [OWN_LOOP, AWSLAMBDARIC])
+def test_a_failing_after_restore_hook_is_posted_to_restore_error_and_exits_65(fake: FakeRuntimeApi, tmp_path: Path, runtime: str) -> None:
+    (tmp_path / "snap_function.py").write_text(FAILING_RESTORE_FUNCTION)
+    process = _run_loop(fake, "snap_function.handler", tmp_path, runtime, AWS_LAMBDA_INITIALIZATION_TYPE="snap-start")
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 65, output.decode()
+    assert [(r.method, r.path) for r in fake.requests] == [
+        ("GET", "/2018-06-01/runtime/restore/next"),
+        ("POST", "/2018-06-01/runtime/restore/error"),
+    ]
+    error = json.loads(fake.requests[1].body)
+    assert "no network after the restore" in error["errorMessage"] and error["errorType"] == "ConnectionError"
 
 
 def test_a_prelude_that_is_not_json_is_an_error_before_the_response_starts(fake: FakeRuntimeApi) -> None:

@@ -308,3 +308,43 @@ def test_the_function_is_told_its_timeout(function: dict[str, Any], template: Te
     config = FunctionConfig.from_env(template.function("TtsFunction").environment)
     assert config.function_timeout_s == template.parameters["Timeout"]["Default"]
     assert config.deadline_margin_s < template.parameters["Timeout"]["MinValue"]  # the defaults always leave time
+
+
+def test_snapstart_and_provisioned_concurrency_are_off_by_default_and_the_alias_always_exists(
+    function: dict[str, Any], template: Template
+) -> None:
+    properties = function["Properties"]
+    # Every way in (URL, S3 and SQS events, async retries) goes through the alias SAM makes for this.
+    assert properties["AutoPublishAlias"] == "live"
+    assert template.evaluate(properties["SnapStart"]) == {"ApplyOn": "None"}
+    assert "ProvisionedConcurrencyConfig" not in template.evaluate(properties)
+    assert template.refusals() == []
+
+
+def test_snapstart_applies_to_published_versions(function: dict[str, Any], template: Template) -> None:
+    deployed = template.with_parameters({"SnapStart": "PublishedVersions", "EphemeralStorageMB": 512})
+    assert deployed.evaluate(function["Properties"]["SnapStart"]) == {"ApplyOn": "PublishedVersions"}
+    assert deployed.refusals() == []
+
+
+def test_provisioned_concurrency_configures_the_alias(function: dict[str, Any], template: Template) -> None:
+    deployed = template.with_parameters({"ProvisionedConcurrency": 2})
+    assert deployed.evaluate(function["Properties"])["ProvisionedConcurrencyConfig"] == {"ProvisionedConcurrentExecutions": "2"}
+    assert deployed.refusals() == []
+
+
+def test_snapstart_refuses_provisioned_concurrency_and_more_than_512_mb_of_tmp(template: Template) -> None:
+    # https://docs.aws.amazon.com/lambda/latest/dg/snapstart.html, "Supported features and limitations".
+    both = template.with_parameters({"SnapStart": "PublishedVersions", "EphemeralStorageMB": 512, "ProvisionedConcurrency": 1})
+    (refused,) = both.refusals()
+    assert "ProvisionedConcurrency to 0" in refused
+    (refused,) = template.with_parameters({"SnapStart": "PublishedVersions"}).refusals()  # /tmp at its default, 2,048 MB
+    assert "EphemeralStorageMB to 512" in refused
+
+
+def test_the_snapstart_refusal_says_how_much_audio_512_mb_of_tmp_holds(template: Template) -> None:
+    # 16-bit mono WAV at the model's 44.1 kHz: 88,200 bytes a second; 2,048 MB as the parameter's own description says.
+    hours = 512 * 1024 * 1024 / 88_200 / 3600
+    (refused,) = template.with_parameters({"SnapStart": "PublishedVersions"}).refusals()
+    assert f"about {hours:.1f} hours of WAV" in refused
+    assert "2,048 MB holds 6.7 hours" in refused and "6.7 hours" in template.parameters["EphemeralStorageMB"]["Description"]

@@ -2,7 +2,9 @@
 
 Importing this module is Lambda's init phase: the engine and its ONNX sessions are built here,
 once per container, and the time it took is logged as ``init_ms``. The first invocation of a
-container logs ``cold_start: true`` with that figure; later ones reuse everything.
+container logs ``cold_start: true`` with that figure; later ones reuse everything. Under SnapStart
+the init runs once per published version and each sandbox resumed from its snapshot first runs
+``restore.renew``.
 """
 
 from __future__ import annotations
@@ -11,14 +13,19 @@ import time
 
 _INIT_STARTED = time.perf_counter()  # before the imports below: numpy, onnxruntime and boto3 are init too
 
+from functools import partial  # noqa: E402
 from typing import Any  # noqa: E402
 
+from . import restore  # noqa: E402
 from .invocation import LambdaCall  # noqa: E402
+from .runtime import after_restore  # noqa: E402
 from .service import Service  # noqa: E402
 from .sources import dispatch  # noqa: E402
 from .telemetry import logger, metrics, quiet_empty_metrics  # noqa: E402
 
 service = Service.start(started_at=_INIT_STARTED)
+# Run by whichever runtime client serves this sandbox, once, if it was resumed from a SnapStart snapshot.
+after_restore(partial(restore.renew, service))
 _first_invocation = True
 
 

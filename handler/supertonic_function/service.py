@@ -114,6 +114,12 @@ class Service:
 
         return boto3.session.Session().client("sqs")
 
+    def reopen_clients(self) -> None:
+        """Drops the AWS clients, so the next use opens new ones: a client made before a SnapStart
+        snapshot would hold the snapshotted sandbox's connections."""
+        self._store = None
+        self.__dict__.pop("queue_client", None)  # cached_property keeps its value here
+
     def input_bucket(self, feature: str) -> str:
         if self.config.input_bucket is None:
             raise NotConfigured(f"{feature} needs the input bucket: set {ENV_INPUT_BUCKET}")

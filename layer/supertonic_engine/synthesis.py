@@ -62,6 +62,7 @@ class Engine(Preparer):
     def __init__(self, assets: ModelAssets, sessions: Sessions, env: Mapping[str, str] | None = None) -> None:
         super().__init__(assets, env)
         self.sessions = sessions
+        self._env = env
 
     @classmethod
     def load(
@@ -74,6 +75,16 @@ class Engine(Preparer):
         """Load the model from ``model_dir``, else ``SUPERTONIC_MODEL_DIR`` (``ModelMissing`` when neither is set)."""
         assets = load_assets(locate_model(model_dir, env))
         return cls(assets, load_sessions(assets, session_config, env), env)
+
+    def fit_threads(self, session_config: SessionConfig) -> float:
+        """Rebuilds the sessions when ``session_config`` counts another number of intra-op threads than
+        they run (ONNX Runtime fixes it when it creates a session), as after a SnapStart restore onto
+        other CPUs. Seconds the rebuild took; 0.0 when the count is the same and nothing was done."""
+        if session_config.threads() == self.sessions.threads:
+            return 0.0
+        started = time.perf_counter()
+        self.sessions = load_sessions(self.assets, session_config, self._env)
+        return time.perf_counter() - started
 
     # --- what the model is -----------------------------------------------------------------------
 

@@ -10,6 +10,8 @@ SnapStart: when ``AWS_LAMBDA_INITIALIZATION_TYPE`` is ``snap-start``, the loop c
 hooks registered with ``after_restore(hook)``: a restored sandbox shares the snapshot's random
 streams, CPU count and network clients, so those are reseeded, re-read and reopened there (AWS,
 "Implementing SnapStart hooks for container images", lambda/latest/dg/snapstart-runtime-hooks-custom).
+awslambdaric (3.0 and later) makes the same calls and runs the same hooks: ``after_restore`` registers
+them with AWS's ``snapshot_restore_py``, which both clients read, so SnapStart works in either mode.
 """
 
 from .answer import StreamedAnswer

@@ -6,8 +6,8 @@ response); a handler exception before any response is posted to ``/error``. A st
 client walked away from is closed and logged only: Lambda does not retry it, and ``/error`` is no
 longer allowed once the response started (Lambda guide, "Implementing response streaming in a custom
 runtime"). Init and restore failures exit as awslambdaric's bootstrap.py does: 1 after
-``/init/error``; after a SnapStart restore, 64 when ``/restore/next`` fails and 65 (after
-``/restore/error``) when an ``after_restore`` hook does.
+``/init/error``; under SnapStart, 64 when a before-snapshot hook or ``/restore/next`` fails and 65
+(after ``/restore/error``) when an ``after_restore`` hook does.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .answer import StreamedAnswer
 from .api import Invocation, RuntimeApi, RuntimeApiError
 from .context import ClientContext, CognitoIdentity, LambdaContext
 from .failures import MARSHAL_ERROR, UNMARSHAL_ERROR, RuntimeFault, error_document
-from .hooks import run_after_restore_hooks
+from .hooks import run_after_restore_hooks, run_before_snapshot_hooks
 from .streaming import StreamReport, stream_answer
 
 Handler = Callable[[Any, Any], Any]
@@ -136,9 +136,10 @@ def start(api: RuntimeApi, handler_name: str, environ: Mapping[str, str] | None 
     if environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") != SNAP_START:
         return handler
     try:
+        run_before_snapshot_hooks()
         api.restore_next()  # returns once this sandbox runs from the snapshot
     except Exception as exc:
-        logger.exception("restore/next failed")
+        logger.exception("before-snapshot hook or restore/next failed")
         api.post_init_error(error_document(exc))
         return EXIT_RESTORE_NEXT_FAILED
     try:

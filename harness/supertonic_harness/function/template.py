@@ -148,6 +148,7 @@ class Template:
     globals: dict[str, Any] = field(default_factory=dict)
     mappings: dict[str, Any] = field(default_factory=dict)
     conditions: dict[str, Any] = field(default_factory=dict)
+    rules: dict[str, Any] = field(default_factory=dict)
     region: str = "us-east-1"
     account_id: str = "123456789012"
     stack_name: str = "supertonic-local"
@@ -163,6 +164,7 @@ class Template:
             globals=(document.get("Globals") or {}).get("Function") or {},
             mappings=document.get("Mappings") or {},
             conditions=document.get("Conditions") or {},
+            rules=document.get("Rules") or {},
             region=region,
         )
 
@@ -347,6 +349,16 @@ class Template:
                 raise TemplateError(f"no condition {name!r} in the template's Conditions; it has: {', '.join(self.conditions)}")
             self._truths[name] = self._truth(self.conditions[name])
         return self._truths[name]
+
+    def refusals(self) -> list[str]:
+        """What CloudFormation would refuse these parameters with: the ``AssertDescription`` of each
+        ``Rules`` assertion that fails where its rule's ``RuleCondition`` holds (none: it deploys)."""
+        refused = []
+        for rule in self.rules.values():
+            if "RuleCondition" in rule and not self._truth(rule["RuleCondition"]):
+                continue
+            refused += [" ".join(a.get("AssertDescription", "").split()) for a in rule["Assertions"] if not self._truth(a["Assert"])]
+        return refused
 
     def _truth(self, expression: Any) -> bool:
         if not isinstance(expression, dict) or len(expression) != 1:
