@@ -4,6 +4,7 @@
 #   ./dev supertonic-lambda fetch-model --out model      # or: make-model --size full --out model
 #   docker build --provenance=false -t supertonic-tts .
 #   docker run --rm -p 9000:8080 supertonic-tts           # the entry script starts the emulator
+#   ./dev supertonic-lambda image build                  # docker or podman; a stand-in base where no registry answers
 #
 # --provenance=false: BuildKit's attestations turn the image into an OCI index, which Lambda
 # rejects ("image manifest ... media type is not supported").

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
-import subprocess  # nosec B404 - runs uv, a fixed program with arguments built here
+import subprocess  # runs uv, a fixed program with arguments built here  # nosec B404
 import tempfile
 import tomllib
 from dataclasses import dataclass
@@ -98,13 +98,15 @@ def write_locks(upgrade: bool = False) -> list[Path]:
             command += ["--python-version", PYTHON_VERSION, "--python-platform", PLATFORM]
             if lock is not RUNTIME:
                 command += ["--constraint", str(RUNTIME.path)]  # one numpy for both
+            output = Path(scratch) / lock.name
+            command += ["--output-file", str(output)]
             if lock.path.exists() and not upgrade:
-                command += ["--output-file", str(Path(scratch) / lock.name)]
-                shutil.copyfile(lock.path, Path(scratch) / lock.name)  # uv keeps the pins of an existing output
-            completed = subprocess.run(command, capture_output=True, text=True, check=False)  # nosec B603 - uv with arguments built here
+                shutil.copyfile(lock.path, output)  # uv keeps the pins of an existing output that still fit
+            completed = subprocess.run(command, capture_output=True, text=True, check=False)  # uv with arguments built here  # nosec B603
             if completed.returncode != 0:
                 raise LockError(f"uv could not resolve {lock.name}:\n{completed.stderr.strip()}")
-            body = completed.stdout.replace(str(source), source.name)
+            body = output.read_text(encoding="utf-8").replace(str(source), source.name)
+            body = "".join(line for line in body.splitlines(keepends=True) if not line.startswith("# from: "))
             header = (
                 f"# The image's {'graph preparation' if lock.extra else 'runtime'} packages, pinned with their files' hashes.\n"
                 f"# Written by `{COMMAND}` for CPython {PYTHON_VERSION} on {PLATFORM}; edit pyproject.toml, not this file.\n"
