@@ -4,6 +4,7 @@
 #   ./dev supertonic-lambda fetch-model --out model      # or: make-model --size full --out model
 #   docker build --provenance=false -t supertonic-tts .
 #   docker run --rm -p 9000:8080 supertonic-tts           # the entry script starts the emulator
+#   ./dev supertonic-lambda image build                  # docker or podman; a stand-in base where no registry answers
 #
 # --provenance=false: BuildKit's attestations turn the image into an OCI index, which Lambda
 # rejects ("image manifest ... media type is not supported").
@@ -18,14 +19,22 @@
 
 ARG PYTHON_IMAGE=python:3.12-slim-bookworm
 
-# The dependency lists are read from pyproject.toml, their one home: the runtime's, and what the
-# graph preparation adds (the [prepare] extra: onnx). Only the extracted lists reach later stages, so a
-# version bump elsewhere in pyproject.toml does not reinstall everything.
-FROM ${PYTHON_IMAGE} AS requirements
-COPY pyproject.toml /build/pyproject.toml
-RUN python -c "import tomllib; p = tomllib.load(open('/build/pyproject.toml', 'rb'))['project']; \
-print('\n'.join(p['dependencies']), file=open('/build/requirements.txt', 'w')); \
-print('\n'.join(p['optional-dependencies']['prepare']), file=open('/build/build-tools.txt', 'w'))"
+# The emulator for runs outside Lambda: the binary aws-sam-cli's wheel carries (the package index is
+# reachable wherever pip is; GitHub, where its releases are, may not be). The wheel is pinned by the
+# index's own digest and the binary by its own, so neither can change under the same tag.
+FROM ${PYTHON_IMAGE} AS emulator
+# aws-sam-cli 1.170.0 vendors RIE v1.37, the release ./dev extracts for the harness.
+ARG SAM_CLI_VERSION=1.170.0
+# sha256 of aws_sam_cli-1.170.0-py3-none-any.whl as https://pypi.org/simple/aws-sam-cli/ lists it.
+ARG SAM_CLI_WHEEL_SHA256=24ebaf5ecba38dc1758089968cb89ab61e124b84e92a344fc7a2771a47f4d0bf
+# sha256 of samcli/local/rapid/aws-lambda-rie-x86_64 inside that wheel (measured on the extracted file).
+ARG RIE_SHA256=6b1e686e62ab2baf5759c412c4864276ef2a88b094fca53ec070637ccba9b9a5
+RUN printf 'aws-sam-cli==%s --hash=sha256:%s\n' "$SAM_CLI_VERSION" "$SAM_CLI_WHEEL_SHA256" > /tmp/sam.txt \
+    && pip download --quiet --no-deps --only-binary=:all: --require-hashes --requirement /tmp/sam.txt --dest /tmp/wheel \
+    && python -c "import glob, zipfile; \
+open('/aws-lambda-rie', 'wb').write(zipfile.ZipFile(glob.glob('/tmp/wheel/*.whl')[0]).read('samcli/local/rapid/aws-lambda-rie-x86_64'))" \
+    && echo "$RIE_SHA256  /aws-lambda-rie" | sha256sum -c - \
+    && chmod 755 /aws-lambda-rie
 
 # The model directory in the official layout (onnx/*.onnx, onnx/tts.json, onnx/unicode_indexer.json,
 # voice_styles/*.json), made world-readable here so the final COPY carries the right modes. Graphs
@@ -41,8 +50,6 @@ RUN test -f /opt/model/onnx/tts.json || { \
 # graphs are made by the exact ONNX Runtime that loads them (their manifest names its version).
 # Debian bookworm has glibc 2.36; onnxruntime >= 1.17 ships manylinux_2_28 wheels only.
 FROM ${PYTHON_IMAGE} AS runtime
-# The same emulator release that aws-sam-cli 1.170.0 vendors, which ./dev extracts for the harness.
-ARG RIE_VERSION=v1.37
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
@@ -55,13 +62,15 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     SUPERTONIC_CACHE_DIR=/tmp/supertonic-cache
 
 # The emulator for runs outside Lambda, and the script that picks it or the real Runtime API.
-ADD --chmod=755 https://github.com/aws/aws-lambda-runtime-interface-emulator/releases/download/${RIE_VERSION}/aws-lambda-rie-x86_64 /usr/local/bin/aws-lambda-rie
+COPY --from=emulator /aws-lambda-rie /usr/local/bin/aws-lambda-rie
 COPY --chmod=755 docker/entry.sh /usr/local/bin/supertonic-entry
 RUN useradd --system --uid 10001 --home-dir /tmp --no-create-home --shell /usr/sbin/nologin supertonic
 
-# 1. Dependencies (pip compiles their bytecode as it installs).
-COPY --from=requirements /build/requirements.txt /opt/requirements.txt
-RUN pip install --requirement /opt/requirements.txt
+# 1. Dependencies, exactly as docker/requirements.lock pins them, every file checked against its
+#    hash (`supertonic-lambda image lock` writes the lock from pyproject.toml). pip compiles their
+#    bytecode as it installs.
+COPY docker/requirements.lock /opt/requirements.lock
+RUN pip install --no-deps --require-hashes --requirement /opt/requirements.lock
 
 # Prepared graphs (pointwise convolutions as MatMul, one guidance half where both agree, optimized,
 # weights pre-packed and page-aligned): cold start skips the optimizer and the weights stay in page
@@ -82,8 +91,8 @@ FROM runtime AS prepared
 ARG PREPARE_GRAPHS=1
 ARG PREPARE_INT8=0
 ARG INT8_ISA=avx2
-COPY --from=requirements /build/build-tools.txt /opt/build-tools.txt
-RUN pip install --requirement /opt/build-tools.txt
+COPY docker/build-tools.lock /opt/build-tools.lock
+RUN pip install --no-deps --require-hashes --requirement /opt/build-tools.lock
 COPY --from=model /opt/model /opt/model
 COPY layer/ /opt/python/
 COPY tools/supertonic_tools/ /opt/build-tools/supertonic_tools/

@@ -168,8 +168,8 @@ def test_graphs_are_prepared_by_the_runtime_that_loads_them(stages: list[list[In
     assert prepared[0].arguments.split()[0] == "runtime" and stages[-1][0].arguments.split()[0] == "runtime"
     assert any(i.keyword.upper() == "RUN" and "pip install" in i.arguments for i in runtime)
     run = " ".join(i.arguments for i in prepared if i.keyword.upper() == "RUN")
-    assert "pip install --requirement /opt/build-tools.txt" in run  # onnx, from the [prepare] extra
-    assert "['optional-dependencies']['prepare']" in next(i.arguments for i in named["requirements"] if i.keyword.upper() == "RUN")
+    # onnx, from the [prepare] extra, pinned with its hashes like the runtime's packages.
+    assert "pip install --no-deps --require-hashes --requirement /opt/build-tools.lock" in run
     assert "python -m supertonic_tools.optimize /opt/model --out /opt/prepared" in run
     model = _index(image, "COPY", r"^--from=prepared /opt/shipped-model /opt/model$")
     copied = _index(image, "COPY", r"^--from=prepared /opt/prepared /opt/model/prepared$")
@@ -200,9 +200,9 @@ def test_the_image_holds_the_runtime_engine_and_the_handler_but_no_build_tools(
         sources = [w for w in words if not w.startswith("--")][:-1]
         (from_stages if stage else from_context).extend((stage, s) for s in sources)
     context = {s for _, s in from_context if not s.startswith("https://")}
-    assert context == {"docker/entry.sh", "layer/", "handler/supertonic_function/"}
+    assert context == {"docker/entry.sh", "docker/requirements.lock", "layer/", "handler/supertonic_function/"}
     assert set(from_stages) == {
-        ("requirements", "/build/requirements.txt"),
+        ("emulator", "/aws-lambda-rie"),
         ("prepared", "/opt/shipped-model"),
         ("prepared", "/opt/prepared"),
         ("prepared", "/opt/prepared-int8"),
@@ -272,3 +272,48 @@ def test_the_image_ships_one_copy_of_each_graph(
     fp32 = {"/opt/model/prepared/manifest.json"} if prepare_graphs == "1" else set()
     int8 = {"/opt/model/prepared-int8/manifest.json"} if prepare_int8 == "1" else set()
     assert shipped == small | (set() if prepare_graphs == "1" else stock) | fp32 | int8
+
+
+def test_nothing_is_fetched_but_from_the_package_index_and_every_file_is_pinned_by_hash(stages: list[list[Instruction]]) -> None:
+    every = [i for stage in stages for i in stage]
+    assert not [i for i in every if i.keyword.upper() == "ADD"], "ADD fetches URLs past the package index: COPY or pip instead"
+    installs = [i.arguments for i in every if i.keyword.upper() == "RUN" and re.search(r"\bpip (install|download)\b", i.arguments)]
+    assert installs and all("--require-hashes" in command for command in installs)
+    assert not [i for i in every if i.keyword.upper() == "RUN" and re.search(r"\b(curl|wget)\b|https?://", i.arguments)]
+
+
+def test_the_emulator_comes_from_the_sam_cli_wheel_checked_by_both_digests(
+    stages: list[list[Instruction]], image: list[Instruction]
+) -> None:
+    emulator = _named(stages)["emulator"]
+    args = dict(i.arguments.split("=", 1) for i in emulator if i.keyword.upper() == "ARG")
+    assert re.fullmatch(r"[0-9a-f]{64}", args["SAM_CLI_WHEEL_SHA256"]) and re.fullmatch(r"[0-9a-f]{64}", args["RIE_SHA256"])
+    run = " ".join(i.arguments for i in emulator if i.keyword.upper() == "RUN")
+    assert "--hash=sha256:%s" in run and '"$RIE_SHA256  /aws-lambda-rie" | sha256sum -c -' in run
+    # The binary ./dev extracts for the harness is the one the image carries.
+    dev = (REPO / "dev").read_text()
+    assert f'rie_sam_version="{args["SAM_CLI_VERSION"]}"' in dev
+    rie = REPO / ".tools" / "aws-lambda-rie"
+    if rie.is_file():
+        import hashlib
+
+        assert hashlib.sha256(rie.read_bytes()).hexdigest() == args["RIE_SHA256"]
+    assert _index(image, "COPY", r"^--from=emulator /aws-lambda-rie /usr/local/bin/aws-lambda-rie$") >= 0
+
+
+def test_the_lock_files_are_current_with_pyproject() -> None:
+    from supertonic_harness.image import lock
+
+    stale = [str(f.path.relative_to(REPO)) for f in lock.stale_locks()]
+    assert not stale, f"{stale} were written from other dependency lists: run `./dev {lock.COMMAND}`"
+    for file in lock.LOCKS:
+        pins = [line for line in file.path.read_text().splitlines() if re.match(r"^[A-Za-z0-9_.-]+==", line)]
+        assert pins and all(line.endswith("\\") for line in pins), "every pin carries its hashes on the lines below"
+
+
+def test_a_changed_dependency_list_makes_its_lock_stale(tmp_path: Path) -> None:
+    from supertonic_harness.image import lock
+
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text((REPO / "pyproject.toml").read_text().replace('"numpy>=1.26"', '"numpy>=1.27"'))
+    assert {f.name for f in lock.stale_locks(pyproject)} == {"requirements.lock", "build-tools.lock"}

@@ -18,6 +18,7 @@ HARNESS_COMMANDS = {
     "replay": "supertonic_harness.replay.run",
     "bench": "supertonic_harness.bench.run",
     "compare-precision": "supertonic_harness.bench.compare_precision",
+    "image": "supertonic_harness.image.commands",
 }
 
 

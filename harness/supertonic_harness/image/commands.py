@@ -1,0 +1,184 @@
+"""``supertonic-lambda image``: build the Lambda image, run it as Lambda would, replay events through it.
+
+    supertonic-lambda image build                  # model/ if it holds a model, else the full stand-in
+    supertonic-lambda image build --model tiny     # the tiny stand-in (noise, not speech): seconds to build
+    supertonic-lambda image run                    # invoke it: curl -d '{"text":"Hi."}' localhost:9000/2015-03-31/functions/function/invocations
+    supertonic-lambda image replay events/         # every event that needs no S3, against its .expect.json
+    supertonic-lambda image lock                   # rewrite docker/*.lock from pyproject.toml
+
+Builds with docker where a daemon runs, else podman (see ``engine``). Where the Dockerfile's base
+image is neither here nor pullable, a stand-in for it is assembled from Debian's packages (see
+``base``) and the build says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess  # runs the container engine with arguments built here  # nosec B404
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+from ..function.limits import profile_argument, resolve_profile
+from . import lock as locks
+from .base import assemble_base, base_python
+from .context import assemble_context
+from .engine import ContainerEngine, find_engine
+from .replay import is_job_route, problems, replay_through, wait_until_ready
+
+DOCKERFILE = locks.REPO_ROOT / "Dockerfile"
+DEFAULT_TAG = "supertonic-tts"
+PULL_TIMEOUT_S = 120
+
+
+def dockerfile_base(dockerfile: Path = DOCKERFILE) -> str:
+    """The default of the Dockerfile's ``PYTHON_IMAGE`` argument: the base every stage is built on."""
+    match = re.search(r"^ARG PYTHON_IMAGE=(\S+)", dockerfile.read_text(encoding="utf-8"), re.MULTILINE)
+    if match is None:
+        raise ValueError(f"{dockerfile} has no 'ARG PYTHON_IMAGE=<image>' line")
+    return match[1]
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def ensure_base(engine: ContainerEngine, tag: str) -> str:
+    """The base is here, pulled, or assembled as a stand-in; returns what it is, for the report."""
+    if engine.image_exists(tag):
+        return base_python(engine, tag) or f"{tag} (as pulled)"
+    if engine.name == "docker":
+        return f"{tag} (docker pulls it)"
+    try:
+        pulled = subprocess.run(
+            [engine.program, "pull", "-q", tag], capture_output=True, timeout=PULL_TIMEOUT_S, check=False
+        )  # the engine with arguments built here  # nosec B603
+        if pulled.returncode == 0:
+            return f"{tag} (pulled)"
+    except subprocess.TimeoutExpired:
+        pass
+    _say(f"{tag} cannot be pulled here: assembling a stand-in for it from Debian's packages (mmdebstrap; a minute)")
+    made = assemble_base(engine, tag)
+    _say(f"stand-in base {tag}: {made.python}")
+    return made.python
+
+
+def _model_dir(choice: str | None) -> tuple[Path, str]:
+    repo_model = locks.REPO_ROOT / "model"
+    if choice is None:
+        if (repo_model / "onnx" / "tts.json").is_file():
+            return repo_model, f"{repo_model}"
+        choice = "full"
+    if choice in ("tiny", "full"):
+        from supertonic_tools.standin import ensure_standin  # the [tools] extra: only when a stand-in is asked for
+
+        return ensure_standin(choice), f"the {choice} stand-in (random weights: noise, not speech)"
+    path = Path(choice).expanduser().resolve()
+    return path, str(path)
+
+
+def build(args: argparse.Namespace) -> int:
+    engine = find_engine()
+    for note in engine.notes:
+        _say(note)
+    base = ensure_base(engine, dockerfile_base())
+    model_dir, model_said = _model_dir(args.model)
+    build_args = {"PREPARE_INT8": "1" if args.int8 else "0", "PREPARE_GRAPHS": "0" if args.stock_graphs else "1"}
+    with tempfile.TemporaryDirectory(prefix="supertonic-image-") as scratch:
+        context = assemble_context(model_dir, Path(scratch) / "context")
+        command = engine.build_command(context, DOCKERFILE, args.tag, build_args, Path(scratch))
+        _say(f"building {args.tag} with {engine.name} from {model_said}; base: {base}")
+        done = subprocess.run(command, check=False)  # the engine with arguments built here  # nosec B603
+    if done.returncode != 0:
+        _say(f"the build failed (above); the command was: {' '.join(command)}")
+        return 1
+    layers = engine.layer_sizes(args.tag)
+    total = sum(size for _, size in layers)
+    print(f"{args.tag}: {total / 1e6:,.0f} MB in {sum(1 for _, s in layers if s)} layers (base: {base})")
+    for created_by, size in layers:
+        if size:
+            print(f"  {size / 1e6:>9,.1f} MB  {created_by[:110]}")
+    return 0
+
+
+def _run_args(args: argparse.Namespace, engine: ContainerEngine, **extra: object) -> list[str]:
+    profile = resolve_profile(args.profile)
+    env = {"SUPERTONIC_FUNCTION_URL_INVOKE_MODE": args.invoke_mode}
+    return engine.run_command(args.tag, cpus=profile.cpus, memory_mb=profile.memory_mb, env=env, **extra)  # type: ignore[arg-type]
+
+
+def run(args: argparse.Namespace) -> int:
+    engine = find_engine()
+    command = _run_args(args, engine, port=args.port)
+    _say(f'invoke: curl -d \'{{"text": "Hello."}}\' http://127.0.0.1:{args.port}/2015-03-31/functions/function/invocations')
+    return subprocess.run(command, check=False).returncode  # the engine with arguments built here  # nosec B603
+
+
+def replay(args: argparse.Namespace) -> int:
+    engine = find_engine()
+    name = f"supertonic-replay-{uuid.uuid4().hex[:8]}"
+    command = _run_args(args, engine, port=args.port, name=name, detach=True)
+    subprocess.run(command, check=True, capture_output=True)  # the engine with arguments built here  # nosec B603
+    failed = 0
+    try:
+        url = f"http://127.0.0.1:{args.port}"
+        wait_until_ready(url)
+        for event, answer in replay_through(url, args.events):
+            if answer is None:
+                print(f"  skip  {event.name}: needs S3 (supertonic-lambda replay runs it with a local S3)")
+                continue
+            found = problems(answer, event)
+            failed += bool(found)
+            verdict = "FAIL" if found else "ok"
+            if not found and is_job_route(event):
+                verdict = "ok*"  # 501 not_configured: the container has no input bucket
+            print(f"  {verdict:<4}  {event.name}: {answer.status} {answer.content_type or ''} {answer.wall_ms:.0f} ms  {'; '.join(found)}")
+        print("ok* = 501 not_configured, as expected of a container given no input bucket (jobs need S3)")
+    finally:
+        subprocess.run([engine.program, "rm", "-f", name], capture_output=True, check=False)  # the engine with arguments built here  # nosec B603
+    return 1 if failed else 0
+
+
+def lock(args: argparse.Namespace) -> int:
+    for path in locks.write_locks(upgrade=args.upgrade):
+        print(f"wrote {path}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "image", help="build the Lambda image, run it as Lambda would, replay events through it", description=__doc__
+    )
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    def with_tag(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--tag", default=DEFAULT_TAG, help=f"image name (default {DEFAULT_TAG})")
+        return p
+
+    def with_limits(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--profile", default="lambda-2048", type=profile_argument, help="CPU and memory: lambda-<MB> (default lambda-2048) or 2vcpu-2gb"
+        )
+        p.add_argument("--port", type=int, default=9000, help="host port for the emulator's invoke endpoint (default 9000)")
+        p.add_argument(
+            "--invoke-mode", default="BUFFERED", choices=["BUFFERED", "RESPONSE_STREAM"], help="the function URL's mode the image serves"
+        )
+
+    b = with_tag(actions.add_parser("build", help="build the image (the stand-in base where no base can be pulled)"))
+    b.add_argument("--model", help="tiny | full (a stand-in: noise, not speech) | a model DIR; default: model/, else full")
+    b.add_argument("--int8", action="store_true", help="also prepare the int8 graphs (SUPERTONIC_PRECISION=int8 selects them)")
+    b.add_argument("--stock-graphs", action="store_true", help="ship the stock graphs instead of prepared ones")
+    b.set_defaults(func=build)
+    r = with_tag(actions.add_parser("run", help="run the image read-only, as an unknown uid, under Lambda's limits"))
+    with_limits(r)
+    r.set_defaults(func=run)
+    p = with_tag(actions.add_parser("replay", help="replay events through the image's own emulator against their .expect.json"))
+    p.add_argument("events", nargs="+", help="event files or directories")
+    with_limits(p)
+    p.set_defaults(func=replay)
+    lk = actions.add_parser("lock", help=f"rewrite {', '.join(str(x.path.relative_to(locks.REPO_ROOT)) for x in locks.LOCKS)}")
+    lk.add_argument("--upgrade", action="store_true", help="take the newest versions the lists allow (default: keep pins that still fit)")
+    lk.set_defaults(func=lock)

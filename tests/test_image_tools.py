@@ -1,0 +1,68 @@
+"""The pieces of ``supertonic-lambda image`` that need no container engine: what is mounted, how a
+container is run, what the build context holds, and the stand-in base's name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from supertonic_harness.image.base import qualified
+from supertonic_harness.image.commands import dockerfile_base
+from supertonic_harness.image.context import allowed_paths, assemble_context
+from supertonic_harness.image.engine import LAMBDA_ULIMITS, ContainerEngine, host_ca_bundle
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_hosts_own_ca_bundle_is_found_where_pip_is_told_of_it(tmp_path: Path) -> None:
+    bundle = tmp_path / "proxy-ca.pem"
+    bundle.write_text("-----BEGIN CERTIFICATE-----\n")
+    assert host_ca_bundle({"PIP_CERT": str(bundle)}) == bundle
+    assert host_ca_bundle({"SSL_CERT_FILE": str(bundle)}) == bundle
+    assert host_ca_bundle({"PIP_CERT": str(tmp_path / "absent.pem"), "REQUESTS_CA_BUNDLE": str(bundle)}) == bundle
+
+
+def test_a_podman_build_mounts_the_ca_into_run_steps_read_only_and_never_copies_it(tmp_path: Path) -> None:
+    bundle = tmp_path / "proxy-ca.pem"
+    bundle.write_text("x")
+    engine = ContainerEngine("/usr/bin/podman", runtime="runc", ca_bundle=bundle)
+    command = engine.build_command(tmp_path / "context", REPO / "Dockerfile", "t:1", {"PREPARE_INT8": "1"}, tmp_path)
+    assert f"{bundle}:/etc/ssl/certs/ca-certificates.crt:ro" in command
+    assert f"{tmp_path / 'pip.conf'}:/etc/pip.conf:ro" in command
+    assert "cert = /etc/ssl/certs/ca-certificates.crt" in (tmp_path / "pip.conf").read_text()
+    assert command[command.index("--runtime") + 1] == "runc" and "--pull=never" in command
+    assert command[-1] == str(tmp_path / "context") and "PREPARE_INT8=1" in command
+    plain = ContainerEngine("/usr/bin/podman").build_command(tmp_path, REPO / "Dockerfile", "t:1", {}, tmp_path)
+    assert not [a for a in plain if a.endswith(":ro")] and "--runtime" not in plain
+
+
+def test_a_container_runs_as_lambda_runs_one() -> None:
+    command = ContainerEngine("/usr/bin/podman").run_command("t:1", cpus=1.158, memory_mb=2048, port=9100, env={"A": "b"})
+    assert "--read-only" in command and "--read-only-tmpfs=false" in command  # only the /tmp below is writable
+    assert command[command.index("--tmpfs") + 1].startswith("/tmp:rw,")
+    user = command[command.index("--user") + 1]
+    assert not user.startswith("0") and user != "10001:10001"  # a uid the image does not know, not its own
+    assert [command[i + 1] for i, a in enumerate(command) if a == "--ulimit"] == list(LAMBDA_ULIMITS)
+    assert command[command.index("--memory") + 1] == "2048m" and command[command.index("--memory-swap") + 1] == "2048m"
+    assert command[command.index("--cpus") + 1] == "1.158" and "127.0.0.1:9100:8080" in command and "A=b" in command
+    assert command[-1] == "t:1"
+
+
+def test_the_context_holds_what_dockerignore_allows_and_the_chosen_model(tmp_path: Path) -> None:
+    model = tmp_path / "model"
+    (model / "onnx").mkdir(parents=True)
+    (model / "onnx" / "tts.json").write_text("{}")
+    (model / "prepared").mkdir()
+    (model / "prepared" / "stale.onnx").write_text("host-prepared graphs never enter the context")
+    context = assemble_context(model, tmp_path / "context")
+    allowed = allowed_paths()
+    assert "layer" in allowed and "handler/supertonic_function" in allowed and "tests" not in allowed
+    assert sorted(p.name for p in context.iterdir()) == sorted({".dockerignore", "model"} | {a.split("/")[0] for a in allowed})
+    assert (context / "model" / "onnx" / "tts.json").is_file() and not (context / "model" / "prepared").exists()
+    assert not list(context.rglob("__pycache__")) and (context / "docker" / "requirements.lock").is_file()
+
+
+def test_the_stand_in_base_answers_to_the_name_the_dockerfile_uses() -> None:
+    assert dockerfile_base() == "python:3.12-slim-bookworm"
+    assert qualified("python:3.12-slim-bookworm") == "docker.io/library/python:3.12-slim-bookworm"
+    assert qualified("amazon/aws-lambda-python:3.12") == "docker.io/amazon/aws-lambda-python:3.12"
+    assert qualified("public.ecr.aws/lambda/python:3.12") == "public.ecr.aws/lambda/python:3.12"
