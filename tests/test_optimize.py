@@ -14,8 +14,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from supertonic_engine import Engine, SessionConfig, SynthesisOptions, prepared
-from supertonic_engine.assets import GRAPHS
 from supertonic_engine.errors import ModelError
+from supertonic_engine.model_layout import GRAPHS
 from supertonic_tools import optimize
 from supertonic_tools.optimize.guidance import share_guidance_prefix
 from supertonic_tools.optimize.pointwise import rewrite_pointwise_convs

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from supertonic_engine import Engine, SessionConfig, SynthesisOptions, prepared
-from supertonic_engine.assets import CONFIG_FILE, GRAPHS
 from supertonic_engine.errors import ConfigurationError, GraphMissing, ModelCorrupt, ModelMissing
 from supertonic_engine.files import file_sha256
+from supertonic_engine.model_layout import CONFIG_FILE, GRAPHS
 from supertonic_tools import fetch, optimize
 from supertonic_tools.verify import MISSING, MODIFIED, REAL, STANDIN, ReleaseFile, check_model
 

@@ -25,22 +25,12 @@ import numpy as np
 
 from . import config, prepared
 from .errors import ModelCorrupt, ModelMissing, UnknownVoice, VoiceFileCorrupt, clipped, quoted
+from .model_layout import CONFIG_FILE, INDEXER_FILE, VOICES_DIR, graph_files
 from .standin_marker import is_legacy_standin
 from .voice_blend import ITEM_SEPARATOR, WEIGHT_SEPARATOR, is_blend, mix, parse_blend
 
 logger = logging.getLogger(__name__)
 
-GRAPHS = ("duration_predictor", "text_encoder", "vector_estimator", "vocoder")
-
-
-def graph_files(model_dir: Path) -> dict[str, Path]:
-    """Where the official layout keeps each graph: ``<model>/onnx/<name>.onnx``."""
-    return {name: model_dir / "onnx" / f"{name}.onnx" for name in GRAPHS}
-
-
-CONFIG_FILE = "onnx/tts.json"
-INDEXER_FILE = "onnx/unicode_indexer.json"
-VOICES_DIR = "voice_styles"
 BLEND_CACHE_SIZE = 64  # blended styles kept, least recently used dropped: a hot blend is mixed once
 
 _FIX = (

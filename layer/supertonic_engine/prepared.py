@@ -38,6 +38,7 @@ from pathlib import Path
 
 from . import config
 from .files import code_fingerprint, file_sha256
+from .model_layout import graph_files
 
 # The graphs int8 quantizes; the other two stay fp32 (kept here, not in the optimizer, which needs onnx).
 QUANTIZED_GRAPHS = ("text_encoder", "vector_estimator")
@@ -225,8 +226,6 @@ def quantization(directory: Path) -> dict:
 
 def has_prepared(model_dir: Path, precision: str = "fp32") -> bool:
     """True when every graph of ``model_dir`` that ``precision`` prepares has a copy that matches it."""
-    from .assets import graph_files
-
     sources = graph_files(model_dir)
     if precision != "fp32":
         sources = {name: path for name, path in sources.items() if name in QUANTIZED_GRAPHS}

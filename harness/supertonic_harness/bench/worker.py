@@ -75,7 +75,7 @@ class OursSide:
 
     def ort_profile(self) -> dict[str, dict[str, float]]:
         """Milliseconds per operator type of each graph, from ONNX Runtime's profiler."""
-        from supertonic_engine.assets import GRAPHS
+        from supertonic_engine.model_layout import GRAPHS
 
         out = {}
         for name in GRAPHS:

@@ -40,10 +40,11 @@ import onnx
 import onnxruntime as ort
 
 from supertonic_engine import prepared
-from supertonic_engine.assets import CONFIG_FILE, GRAPHS, load_assets
+from supertonic_engine.assets import load_assets
 from supertonic_engine.config import PRECISIONS
 from supertonic_engine.errors import ModelError, ModelMissing
 from supertonic_engine.files import replace_directory
+from supertonic_engine.model_layout import CONFIG_FILE, GRAPHS
 
 from .guidance import share_guidance_prefix
 from .pointwise import rewrite_pointwise_convs

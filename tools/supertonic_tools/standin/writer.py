@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 import onnx
 
-from supertonic_engine.assets import GRAPHS as GRAPH_NAMES
 from supertonic_engine.assets import graph_files
 from supertonic_engine.config import cache_dir
 from supertonic_engine.errors import InvalidParameter, ModelCorrupt
 from supertonic_engine.files import code_fingerprint, file_sha256, replace_directory
+from supertonic_engine.model_layout import GRAPHS as GRAPH_NAMES
 from supertonic_engine.standin_marker import GENERATOR_VERSION, NOTE, STANDIN_KEY, any_standin, is_legacy_standin
 
 from .dims import StandinDims, dims_for
