@@ -164,11 +164,11 @@ class SessionConfig:
     when their manifest matches the model; ``prepared=False`` always loads the stock graphs.
     ``precision="int8"`` loads the int8 set for the text encoder and vector estimator and fails
     (a ``ConfigurationError``) where there is none that matches: it was asked for, so it is never
-    replaced by fp32 in silence. Their
-    weights are pre-packed in the file and memory-mapped, so prepacking costs no anonymous memory;
-    without prepared graphs, prepacking copies MatMul weights into anonymous memory (the model's
-    bytes count once more in RSS) but is ~12 % faster, and ``prepacking=False`` with external-data
-    weights keeps them as reclaimable page cache instead.
+    replaced by fp32 in silence. The prepared fp32 graphs always load with prepacking off: their
+    weights stay in the memory-mapped file, as reclaimable page cache, read from storage once (the
+    int8 set holds its pre-packed weights in the file, and ``prepacking`` applies to it). Without
+    prepared graphs, prepacking copies MatMul weights into anonymous memory (the model's bytes
+    count once more in RSS) but is faster.
     """
 
     intra_op_threads: int = 0  # 0: usable_cpus() at session build time

@@ -13,7 +13,7 @@ import logging
 import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import onnxruntime as ort
@@ -112,6 +112,9 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
     """Build the four sessions with one set of options; a graph ORT cannot load names its file."""
     config = config or SessionConfig.from_env(env)
     options = session_options(config)
+    # The prepared fp32 graphs hold each weight once, unpacked, in a mapped file: packing would copy
+    # them into the process's memory. (Their int8 copies hold the packed weights too: see ``optimize``.)
+    unpacked = session_options(replace(config, prepacking=False))
     started = time.perf_counter()
     sources = graph_files(assets.root)
     if config.prepared:
@@ -129,7 +132,7 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
         copy = copies.get(name)
         if copy is not None:
             try:
-                built[name] = _session(copy, options)
+                built[name] = _session(copy, options if name in quantized else unpacked)
                 continue
             except Exception as exc:  # ORT raises its own Fail/InvalidProtobuf/... types
                 if name in quantized:
