@@ -121,6 +121,13 @@ def test_prepared_fp32_weights_are_stored_once_and_mapped_as_they_are(prepared_m
     assert [_prepacking(getattr(engine.sessions, name)) for name in GRAPHS] == ["0"] * len(GRAPHS)
     stock = Engine.load(prepared_model, session_config=SessionConfig(intra_op_threads=2, prepared=False))
     assert _prepacking(stock.sessions.vocoder) == "1"  # the stock graphs keep SUPERTONIC_PREPACKING's default
+    # Asked for, prepacking applies to the prepared set too (speed for anonymous memory and load time).
+    packed = Engine.load(prepared_model, session_config=SessionConfig.from_env({"SUPERTONIC_PREPACKING": "1"}, intra_op_threads=2))
+    assert [_prepacking(getattr(packed.sessions, name)) for name in GRAPHS] == ["1"] * len(GRAPHS)
+    unpacked = Engine.load(
+        prepared_model, session_config=SessionConfig.from_env({"SUPERTONIC_PREPACKING": "0"}, intra_op_threads=2, prepared=False)
+    )
+    assert _prepacking(unpacked.sessions.vocoder) == "0"
 
 
 def _prepacking(session: ort.InferenceSession) -> str:

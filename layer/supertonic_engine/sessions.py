@@ -88,7 +88,7 @@ def session_options(config: SessionConfig) -> ort.SessionOptions:
     spinning = "1" if config.allow_spinning else "0"
     options.add_session_config_entry("session.intra_op.allow_spinning", spinning)
     options.add_session_config_entry("session.inter_op.allow_spinning", spinning)
-    if not config.prepacking:
+    if config.prepacking is False:
         options.add_session_config_entry("session.disable_prepacking", "1")
     options.enable_profiling = config.profiling
     if config.cpu_mem_arena and config.shared_arena and _share_one_arena():
@@ -114,7 +114,7 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
     options = session_options(config)
     # The prepared fp32 graphs hold each weight once, unpacked, in a mapped file: packing would copy
     # them into the process's memory. (Their int8 copies hold the packed weights too: see ``optimize``.)
-    unpacked = session_options(replace(config, prepacking=False))
+    unpacked = options if config.prepacking else session_options(replace(config, prepacking=False))
     started = time.perf_counter()
     sources = graph_files(assets.root)
     if config.prepared:
