@@ -73,8 +73,8 @@ COPY docker/requirements.lock /opt/requirements.lock
 RUN pip install --no-deps --require-hashes --requirement /opt/requirements.lock
 
 # Prepared graphs (pointwise convolutions as MatMul, one guidance half where both agree, optimized,
-# weights pre-packed and page-aligned): cold start skips the optimizer and the weights stay in page
-# cache. Each graph is checked against its source (max abs diff <= 1e-4) or the build stops; build
+# weights stored once and page-aligned): cold start skips the optimizer, reads each weight once, and
+# the weights stay in page cache. Each graph is checked against its source (max abs diff <= 1e-4) or the build stops; build
 # with --build-arg PREPARE_GRAPHS=0 to ship the stock graphs only. This stage reruns when the model,
 # layer/ or tools/ changes, not when handler/ does.
 # int8 (opt-in, SUPERTONIC_PRECISION=int8 selects it): --build-arg PREPARE_INT8=1 also writes the

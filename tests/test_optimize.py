@@ -109,6 +109,36 @@ def test_prepared_engine_reads_the_same_audio_as_the_stock_one(prepared_model):
         assert np.max(np.abs(a.audio - b.audio)) <= optimize.TOLERANCE
 
 
+def test_prepared_fp32_weights_are_stored_once_and_mapped_as_they_are(prepared_model):
+    """ONNX Runtime re-packs saved pre-packed weights from the originals to check them, reading both:
+    the fp32 set stores each weight once, and its sessions leave it unpacked in the mapped file."""
+    directory = prepared.prepared_dir(prepared_model)
+    for name in GRAPHS:
+        graph = onnx.load(str(directory / f"{name}.onnx"), load_external_data=False)
+        keys = {entry.key for tensor in graph.graph.initializer for entry in tensor.external_data}
+        assert "location" in keys and not any(key.startswith("prepacked") for key in keys), name
+    engine = Engine.load(prepared_model, session_config=SessionConfig(intra_op_threads=2))
+    assert [_prepacking(getattr(engine.sessions, name)) for name in GRAPHS] == ["0"] * len(GRAPHS)
+    stock = Engine.load(prepared_model, session_config=SessionConfig(intra_op_threads=2, prepared=False))
+    assert _prepacking(stock.sessions.vocoder) == "1"  # the stock graphs keep SUPERTONIC_PREPACKING's default
+    # Asked for, prepacking applies to the prepared set too (speed for anonymous memory and load time).
+    packed = Engine.load(prepared_model, session_config=SessionConfig.from_env({"SUPERTONIC_PREPACKING": "1"}, intra_op_threads=2))
+    assert [_prepacking(getattr(packed.sessions, name)) for name in GRAPHS] == ["1"] * len(GRAPHS)
+    unpacked = Engine.load(
+        prepared_model, session_config=SessionConfig.from_env({"SUPERTONIC_PREPACKING": "0"}, intra_op_threads=2, prepared=False)
+    )
+    assert _prepacking(unpacked.sessions.vocoder) == "0"
+
+
+def _prepacking(session: ort.InferenceSession) -> str:
+    """ "0" where the session was made with ``session.disable_prepacking=1``, else "1"."""
+    try:
+        disabled = session.get_session_options().get_session_config_entry("session.disable_prepacking")
+    except RuntimeError:  # ONNX Runtime's answer for a key never set
+        return "1"
+    return "0" if disabled == "1" else "1"
+
+
 def test_manifest_records_what_each_graph_was_made_from(prepared_model):
     manifest = json.loads((prepared_model / "prepared" / prepared.MANIFEST).read_text())
     assert manifest["onnxruntime"] == ort.__version__ and manifest["recipe"] == prepared.recipe()

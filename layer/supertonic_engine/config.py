@@ -164,11 +164,12 @@ class SessionConfig:
     when their manifest matches the model; ``prepared=False`` always loads the stock graphs.
     ``precision="int8"`` loads the int8 set for the text encoder and vector estimator and fails
     (a ``ConfigurationError``) where there is none that matches: it was asked for, so it is never
-    replaced by fp32 in silence. Their
-    weights are pre-packed in the file and memory-mapped, so prepacking costs no anonymous memory;
-    without prepared graphs, prepacking copies MatMul weights into anonymous memory (the model's
-    bytes count once more in RSS) but is ~12 % faster, and ``prepacking=False`` with external-data
-    weights keeps them as reclaimable page cache instead.
+    replaced by fp32 in silence. The prepared fp32 graphs load with prepacking off unless it is
+    asked for (``prepacking=True``): their
+    weights stay in the memory-mapped file, as reclaimable page cache, read from storage once (the
+    int8 set holds its pre-packed weights in the file, and ``prepacking`` applies to it). Without
+    prepared graphs, prepacking copies MatMul weights into anonymous memory (the model's bytes
+    count once more in RSS) but is faster.
     """
 
     intra_op_threads: int = 0  # 0: usable_cpus() at session build time
@@ -180,7 +181,9 @@ class SessionConfig:
     mem_pattern: bool = True
     dynamic_block_base: int = 4
     allow_spinning: bool = False
-    prepacking: bool = True
+    # None: each kind of graph loads its best way (the prepared fp32 set unpacked, the rest packed);
+    # SUPERTONIC_PREPACKING=1 or 0 forces one way for all (1 buys ~3-8 % speed for RSS and load time).
+    prepacking: bool | None = None
     prepared: bool = True
     precision: str = "fp32"  # or int8: the int8 prepared set for the text encoder and vector estimator
     profiling: bool = False  # ONNX Runtime's per-operator profiler, for the benchmark's profile report
@@ -209,7 +212,7 @@ class SessionConfig:
             raw = env.get(name)
             if raw is None or raw == "":
                 continue
-            if f.type in ("bool", bool):
+            if f.type in ("bool", bool, "bool | None"):
                 values[f.name] = _parse_bool(name, raw)
             elif f.type in ("int", int):
                 values[f.name] = _whole_number(name, raw)

@@ -2,8 +2,8 @@
 
 A prepared graph is used only when its manifest entry matches, exactly, what it was made from:
 the source graph's SHA-256, the ONNX Runtime version (the saved graph holds that version's fused
-operators and pre-packed weights), the machine architecture (pre-packed weights are laid out for
-its GEMM kernels) and the recipe (a hash of the optimizer's code). Anything else is stale: the stock
+operators, and the int8 set's pre-packed weights), the machine architecture (pre-packed weights are
+laid out for its GEMM kernels), the format (2: the fp32 set stores each weight once, unpacked) and the recipe (a hash of the optimizer's code). Anything else is stale: the stock
 graph is loaded instead and a warning says why and how to rebuild, never silently.
 
 Hashing a 256 MB graph at every cold start would cost a read of the whole file, so the manifest
@@ -46,7 +46,7 @@ QUANTIZED_GRAPHS = ("text_encoder", "vector_estimator")
 logger = logging.getLogger(__name__)
 
 MANIFEST = "manifest.json"
-FORMAT = 1
+FORMAT = 2  # 1: fp32 weights stored twice, also pre-packed (read twice at every cold start)
 # Where the optimizer lives; found, never imported (the runtime does not import the build tools).
 OPTIMIZER_PACKAGE = "supertonic_tools"
 

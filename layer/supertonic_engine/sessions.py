@@ -13,7 +13,7 @@ import logging
 import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import onnxruntime as ort
@@ -88,7 +88,7 @@ def session_options(config: SessionConfig) -> ort.SessionOptions:
     spinning = "1" if config.allow_spinning else "0"
     options.add_session_config_entry("session.intra_op.allow_spinning", spinning)
     options.add_session_config_entry("session.inter_op.allow_spinning", spinning)
-    if not config.prepacking:
+    if config.prepacking is False:
         options.add_session_config_entry("session.disable_prepacking", "1")
     options.enable_profiling = config.profiling
     if config.cpu_mem_arena and config.shared_arena and _share_one_arena():
@@ -112,6 +112,9 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
     """Build the four sessions with one set of options; a graph ORT cannot load names its file."""
     config = config or SessionConfig.from_env(env)
     options = session_options(config)
+    # The prepared fp32 graphs hold each weight once, unpacked, in a mapped file: packing would copy
+    # them into the process's memory. (Their int8 copies hold the packed weights too: see ``optimize``.)
+    unpacked = options if config.prepacking else session_options(replace(config, prepacking=False))
     started = time.perf_counter()
     sources = graph_files(assets.root)
     if config.prepared:
@@ -129,7 +132,7 @@ def load_sessions(assets: ModelAssets, config: SessionConfig | None = None, env:
         copy = copies.get(name)
         if copy is not None:
             try:
-                built[name] = _session(copy, options)
+                built[name] = _session(copy, options if name in quantized else unpacked)
                 continue
             except Exception as exc:  # ORT raises its own Fail/InvalidProtobuf/... types
                 if name in quantized:
