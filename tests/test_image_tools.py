@@ -66,3 +66,26 @@ def test_the_stand_in_base_answers_to_the_name_the_dockerfile_uses() -> None:
     assert qualified("python:3.12-slim-bookworm") == "docker.io/library/python:3.12-slim-bookworm"
     assert qualified("amazon/aws-lambda-python:3.12") == "docker.io/amazon/aws-lambda-python:3.12"
     assert qualified("public.ecr.aws/lambda/python:3.12") == "public.ecr.aws/lambda/python:3.12"
+
+
+def test_the_api_service_conf_keeps_the_systems_settings_and_adds_what_containers_here_need(tmp_path: Path) -> None:
+    import tomllib
+
+    from supertonic_harness.image.api import service_conf
+
+    system = tmp_path / "system.conf"
+    system.write_text('[containers]\ndefault_capabilities = ["CHOWN", "KILL"]\nvolumes = ["/a:/b"]\n[engine]\n[engine.runtimes]\n')
+    bundle = tmp_path / "ca.pem"
+    bundle.write_text("x")
+    engine = ContainerEngine("/usr/bin/podman", runtime="runc", ca_bundle=bundle)
+    conf = tomllib.loads(service_conf(engine, tmp_path, (system,)).read_text())
+    assert conf["containers"]["default_capabilities"] == ["CHOWN", "KILL"]  # CONTAINERS_CONF replaces the system's file
+    assert conf["containers"]["default_ulimits"] == list(LAMBDA_ULIMITS)
+    assert conf["containers"]["volumes"] == [
+        "/a:/b",
+        f"{bundle}:/etc/ssl/certs/ca-certificates.crt:ro",
+        f"{tmp_path / 'pip.conf'}:/etc/pip.conf:ro",
+    ]
+    assert conf["engine"]["runtime"] == "runc" and conf["engine"]["runtimes"] == {}
+    plain = tomllib.loads(service_conf(ContainerEngine("/usr/bin/podman"), tmp_path, (system,)).read_text())
+    assert plain["containers"]["volumes"] == ["/a:/b"] and "runtime" not in plain["engine"]

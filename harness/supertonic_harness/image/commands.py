@@ -5,6 +5,7 @@
     supertonic-lambda image run                    # invoke it: curl -d '{"text":"Hi."}' localhost:9000/2015-03-31/functions/function/invocations
     supertonic-lambda image replay events/         # every event that needs no S3, against its .expect.json
     supertonic-lambda image lock                   # rewrite docker/*.lock from pyproject.toml
+    supertonic-lambda image api                    # podman's Docker API for sam: export the DOCKER_HOST it prints
 
 Builds with docker where a daemon runs, else podman (see ``engine``). Where the Dockerfile's base
 image is neither here nor pullable, a stand-in for it is assembled from Debian's packages (see
@@ -21,8 +22,11 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from supertonic_engine.config import cache_dir
+
 from ..function.limits import profile_argument, resolve_profile
 from . import lock as locks
+from .api import service_command, service_conf, service_environment
 from .base import assemble_base, base_python
 from .context import assemble_context
 from .engine import ContainerEngine, find_engine
@@ -141,6 +145,22 @@ def replay(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def api(args: argparse.Namespace) -> int:
+    """Serve podman's Docker-compatible API for sam, in the foreground, until interrupted."""
+    engine = find_engine()
+    if engine.name == "docker":
+        print("docker's own daemon answers here: sam uses it as it is")
+        return 0
+    directory = Path(args.dir) if args.dir else cache_dir() / "podman-api"
+    directory.mkdir(parents=True, exist_ok=True)
+    conf = service_conf(engine, directory)
+    socket = directory / "podman.sock"
+    print(f"export DOCKER_HOST=unix://{socket}    # in the shell that runs sam (containers.conf: {conf})", flush=True)
+    return subprocess.run(
+        service_command(engine, socket), env=service_environment(conf), check=False
+    ).returncode  # the engine with arguments built here  # nosec B603
+
+
 def lock(args: argparse.Namespace) -> int:
     for path in locks.write_locks(upgrade=args.upgrade):
         print(f"wrote {path}")
@@ -179,6 +199,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("events", nargs="+", help="event files or directories")
     with_limits(p)
     p.set_defaults(func=replay)
+    a = actions.add_parser("api", help="serve podman's Docker-compatible API for sam build / sam local (prints DOCKER_HOST)")
+    a.add_argument("--dir", help="where the socket and its containers.conf go (default: the cache directory's podman-api/)")
+    a.set_defaults(func=api)
     lk = actions.add_parser("lock", help=f"rewrite {', '.join(str(x.path.relative_to(locks.REPO_ROOT)) for x in locks.LOCKS)}")
     lk.add_argument("--upgrade", action="store_true", help="take the newest versions the lists allow (default: keep pins that still fit)")
     lk.set_defaults(func=lock)
