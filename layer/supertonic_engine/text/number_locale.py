@@ -158,6 +158,7 @@ class NumberLocale:
     hour_ruleset: str | None = None  # None: the cardinal
     hour_noun: Noun | None = None
     minute_ruleset: str | None = None
+    minute_zero: str = ""  # said before a minute below ten: девять ноль пять
     time_marks: str = ":"  # what separates hours from minutes (fi, da, sv also write 14.30)
     time_suffixes: tuple[str, ...] = ()  # words after a time that its reading already says: Uhr, h
     time_cues: tuple[str, ...] = ()  # words before a time written with a dot (klockan 14.30): elsewhere 14.30 stays as written

@@ -260,6 +260,8 @@ def _time_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
             return match.group()
         said_hour = reader.integer(str(hour), locale.hour_ruleset)
         said_minute = reader.integer(str(minute), locale.minute_ruleset)
+        if said_minute is not None and locale.minute_zero and 0 < minute < 10:
+            said_minute = f"{locale.minute_zero} {said_minute}"
         if said_hour is None or said_minute is None:
             return match.group()
         template = locale.time_on_the_hour if minute == 0 and locale.time_on_the_hour else locale.time

@@ -88,10 +88,13 @@ LOCALE = NumberLocale(
         (r"(?<!\d)(?P<n>\d{1,4})-(?:е|ое)(?!\w)", "spellout-ordinal-neuter"),
         (r"(?<!\d)(?P<n>\d{1,4})-(?:х|ых)(?!\w)", "spellout-ordinal-plural-genitive"),
     ),
-    # 14:30 is said "четырнадцать тридцать"; on the hour "девять ноль-ноль" (a spoken timetable's form:
-    # "девять часов" would need the hour's plural, час/часа/часов).
+    # 14:30 is said "четырнадцать тридцать", 9:05 "девять ноль пять"; on the hour "девять часов", the
+    # hour's noun by its plural (один час, два часа, пять часов), as the radio's time signal says it
+    # ("Московское время — девять часов"); the timetable's "девять ноль-ноль" is a professional jargon.
     time="{hour} {minute}",
-    time_on_the_hour="{hour} ноль-ноль",
+    time_on_the_hour="{hour} {hours}",
+    hour_noun=Noun("часов", one="час", few="часа", many="часов"),
+    minute_zero="ноль",
     # A date is the day's neuter ordinal (число), the month in the genitive and the year's genitive
     # ordinal with "года": двадцать четвёртое августа две тысячи двадцать шестого года; after до, с,
     # от, после, около the day is genitive too (до двадцать четвёртого августа).
