@@ -20,6 +20,11 @@ READINGS = [
     ("unit", "Zbyly 2 min.", "Zbyly dvě minuty."),
     ("unit", "Zbývá 1 h.", "Zbývá jedna hodina."),
     ("symbol", "Novák & synové", "Novák a synové"),
+    ("cardinal", "Mám 2 knihy.", "Mám dvě knihy."),  # a number agrees with the noun it counts
+    ("cardinal", "Je tu 1 žena.", "Je tu jedna žena."),
+    ("cardinal", "Jsou tam 2 okna.", "Jsou tam dvě okna."),
+    ("cardinal", "Zbylo 1 místo.", "Zbylo jedno místo."),
+    ("cardinal", "Mám 2 psy.", "Mám dva psy."),  # masculine: the default
 ]
 KEPT = {
     "ordinal": "CLDR's Czech rules as loaded have no ordinals (druhé místo)",

@@ -19,6 +19,9 @@ READINGS = [
     ("unit", "Zostali 2 min.", "Zostali dve minúty."),
     ("unit", "Zostáva 1 h.", "Zostáva jedna hodina."),
     ("symbol", "Novák & synovia", "Novák a synovia"),
+    ("cardinal", "Mám 2 knihy.", "Mám dve knihy."),  # a number agrees with the noun it counts
+    ("cardinal", "Je tam 1 žena.", "Je tam jedna žena."),
+    ("cardinal", "Zostalo 1 miesto.", "Zostalo jedno miesto."),
 ]
 KEPT = {
     "ordinal": "CLDR's Slovak rules as loaded have no ordinals (druhé miesto)",

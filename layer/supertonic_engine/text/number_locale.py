@@ -132,8 +132,19 @@ class NumberLocale:
     # language are wrong too often), and only symbols are read.
     cardinal: str | None = "spellout-numbering"
     # For a number before a word in lower case, most often the noun it counts (1 año: un año, 21 años:
-    # veintiún años); None: the cardinal. A feminine noun still gets this form (the rules know no genders).
+    # veintiún años); None: the cardinal. A noun ``counted`` or ``counted_endings`` name takes its own.
     before_word: str | None = None
+    # A number before a noun it counts is spelled in the noun's gender (una casa, двадцать одна книга,
+    # dvě okna). No list holds every noun: ``counted`` names words as written after a number (the
+    # commonest feminine and neuter nouns, and masculine ones an ending would mislead: día, папа) with
+    # their rule set; ``counted_endings`` are (the number's plural category, or "" for any; a regex
+    # the whole word matches; rule set), the first that fits deciding, where the language's endings
+    # tell a gender reliably. A word neither names keeps ``before_word`` or the cardinal (masculine).
+    counted: Mapping[str, str] = field(default_factory=dict)
+    counted_endings: tuple[tuple[str, str, str], ...] = ()
+    # A regex for the word before a number that makes it a label, not a count (German: Seite 1
+    # Einleitung, Linie 1 Richtung Bahnhof): the number keeps its default reading.
+    counted_not_after: str = ""
     year: str | None = "spellout-numbering-year"  # for a year after a cue word; None: the cardinal
     year_cues: tuple[str, ...] = ()  # words after which four digits are a year: im, seit, en, desde
     # Digits after the decimal mark: read as one number (tres coma catorce) or one by one (drei Komma eins vier).

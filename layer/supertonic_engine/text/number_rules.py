@@ -70,6 +70,24 @@ class _Reader:
         # one (a lookbehind that also sees a group space: a run of groups is matched once, not once a group).
         grouped = rf"\d{{1,3}}(?:[{marks}]\d{{3}})+(?:[.,]\d+)?"
         self.pattern = rf"(?<![\d.,])(?<!\d[{marks}])(?:{grouped}|\d+(?:[.,]\d+)?)(?!\d|[{marks}]\d)"
+        self.endings = tuple((category, re.compile(ending), ruleset) for category, ending, ruleset in locale.counted_endings)
+        self.label = re.compile(rf"(?<!\S)(?:{locale.counted_not_after})[ \u00a0]$") if locale.counted_not_after else None
+
+    def category(self, digits: str) -> str:
+        """The plural category of an integer as written (a number past 18 digits: as many)."""
+        return self.locale.plural_of(int(digits) if len(digits) < 19 else 5)
+
+    def counting(self, digits: str, word: str) -> str | None:
+        """The rule set for the integer ``digits`` counting ``word`` (its gender), or None where the
+        locale does not know the word: the default reading."""
+        ruleset = self.locale.counted.get(word)
+        if ruleset is not None or not self.endings:
+            return ruleset
+        category = self.category(digits)
+        for wanted, ending, ruleset in self.endings:
+            if wanted in ("", category) and ending.fullmatch(word):
+                return ruleset
+        return None
 
     def split(self, token: str) -> tuple[str, str]:
         """The integer digits and the decimal digits of a number as written (the module docstring's rule)."""
@@ -190,13 +208,12 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
             )
         )
     glued = rf"(?<![{_GLUED}])(?:{number})(?![{_GLUED}])"  # a number that is part of a word (MP3, H2O, 12a) stays
-    if locale.before_word:
-        counting = locale.before_word
+    if locale.before_word or locale.counted or locale.counted_endings:
         rules.append(
             Rule(
                 "number before a word",
-                re.compile(rf"(?<![{_GLUED}])(?:{number})(?= [a-zà-ÿ])"),
-                lambda m: _or_kept(reader.number(m.group(), counting), m),
+                re.compile(rf"(?<![{_GLUED}])(?P<amount>{number})(?=[ \u00a0](?P<word>[^\W\d_]+))"),
+                lambda m: _or_kept(_counting(reader, m), m),
             )
         )
     rules.append(Rule("number", re.compile(glued), lambda m: _or_kept(reader.number(m.group()), m)))
@@ -205,6 +222,21 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
     if said:
         rules.append(Rule("symbol", re.compile(alternation(said)), lambda m: f" {said[m.group()]} "))
     return tuple(rules)
+
+
+def _counting(reader: _Reader, match: re.Match[str]) -> str | None:
+    """A number before a word: in the gender of a noun the locale knows, else ``before_word`` before a
+    word in lower case (1 año: un año), else the cardinal."""
+    token, word = match.group("amount"), match.group("word")
+    integer, fraction = reader.split(token)
+    label = reader.label is not None and reader.label.search(match.string, max(0, match.start() - 40), match.start())
+    ruleset = None if fraction or label else reader.counting(integer, word)
+    if ruleset is None and _LOWER.match(word):
+        ruleset = reader.locale.before_word
+    return reader.number(token, ruleset)
+
+
+_LOWER = re.compile("[a-zà-ÿ]")
 
 
 def _percent_first(reader: _Reader, match: re.Match[str]) -> str | None:

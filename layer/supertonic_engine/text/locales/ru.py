@@ -20,6 +20,31 @@ _DOLLAR = Currency(_noun("доллар", "доллара", "долларов"), 
 _RUBLE = Currency(_noun("рубль", "рубля", "рублей"), _noun("копейка", "копейки", "копеек", _FEMININE))
 _KM = ("километр", "километра", "километров")
 
+# A number agrees with the noun it counts (Розенталь: двадцать одна книга, две недели, одно окно):
+# 1 and 2 change with the gender, the rest do not. After 1, 21 ... a noun (or its adjective) in -а/-я
+# is feminine and one in -о/-е neuter; after 2-4 one in -ы/-и is feminine (a masculine or neuter noun
+# takes -а/-я there). Not a word in -ла/-ло (a verb's past: страница 1 пропала), nor a short or a
+# listed word (и, или, папа, года): these keep the masculine reading, as does every other word.
+_COUNTED_ENDINGS = (
+    ("", r".*л[ао]|.{0,2}|.*(?:ого|его|ому|ему)", _MASCULINE),
+    ("one", r".*[ая]", _FEMININE),
+    ("one", r".*[оеё]", _NEUTER),
+    ("few", r".{3,}[ыи]", _FEMININE),
+)
+_NOT_COUNTED = (
+    # Masculine nouns in -а/-я, masculine nouns' genitives after "до 1 года", and words that are not nouns.
+    "папа дядя дедушка мужчина юноша судья слуга года дня раза часа месяца миллиона миллиарда рубля доллара человека"
+    " евро кофе около после более менее также тоже только даже либо почти это было всего уже"
+)
+_COUNTED = {word: _MASCULINE for word in _NOT_COUNTED.split()} | {
+    # Nouns in -ла/-ло, and feminine accusatives (через одну минуту), which the endings cannot tell.
+    **dict.fromkeys("школа сила пчела стрела скала игла метла мгла".split(), _FEMININE),
+    **dict.fromkeys("село число масло крыло дело весло стекло тепло".split(), _NEUTER),
+    **dict.fromkeys(
+        "минуту неделю секунду книгу страницу штуку копейку тонну ночь часть вещь дверь".split(), "spellout-cardinal-feminine-accusative"
+    ),
+}
+
 LOCALE = NumberLocale(
     lang="ru",
     decimal_mark=",",
@@ -30,6 +55,8 @@ LOCALE = NumberLocale(
     minus_word="минус",
     plural="east_slavic",
     fraction_as_number=True,
+    counted=_COUNTED,
+    counted_endings=_COUNTED_ENDINGS,
     # Years are ordinals in the case of the "год" after them; see ``ordinals``. No cue word: the case
     # is the noun's, not the preposition's (с 2010 года, в 2010 году).
     year="spellout-numbering-year",
