@@ -28,5 +28,7 @@ READINGS = [
     ("cardinal", "Dort steht 1 Haus.", "Dort steht ein Haus."),
     ("cardinal", "Es war 1 Mann da.", "Es war ein Mann da."),
     ("cardinal", "Es ist 1 Uhr.", "Es ist ein Uhr."),
+    ("decimal", "Es sind 1,5 km.", "Es sind eins Komma fünf Kilometer."),  # a decimal's whole is said as counted: eins
+    ("decimal", "Es dauert 1,5 h.", "Es dauert eins Komma fünf Stunden."),
 ]
 KEPT: dict[str, str] = {}

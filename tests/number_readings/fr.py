@@ -36,5 +36,7 @@ READINGS = [
     ("cardinal", "Il y a 21 pages.", "Il y a vingt-et-une pages."),
     ("cardinal", "Je l'ai dit 1 fois.", "Je l'ai dit une fois."),
     ("cardinal", "Il a 21 ans.", "Il a vingt-et-un ans."),
+    ("decimal", "Il a couru 1,5 km.", "Il a couru un virgule cinq kilomètre."),  # BDL: the singular below two
+    ("decimal", "Il a couru 2,5 km.", "Il a couru deux virgule cinq kilomètres."),
 ]
 KEPT: dict[str, str] = {}

@@ -27,14 +27,15 @@ READINGS = [
     ("unit", "Прошло 2 мин.", "Прошло две минуты."),
     ("unit", "Вода 21 °C.", "Вода двадцать один градус Цельсия."),
     ("symbol", "Иванов & сыновья", "Иванов и сыновья"),
-    ("time", "В 21:00 всё закрыто.", "В двадцать один час всё закрыто."),  # the hour's noun by its plural
-    ("time", "Поезд в 2:00.", "Поезд в два часа."),
-    ("time", "Встреча в 9:05.", "Встреча в девять ноль пять."),  # minutes below ten with "ноль"
     ("cardinal", "У меня 21 книга.", "У меня двадцать одна книга."),  # a number agrees with the noun it counts
     ("cardinal", "Прошло 2 недели.", "Прошло две недели."),
     ("cardinal", "Осталось 1 окно.", "Осталось одно окно."),
     ("cardinal", "Подождите 1 минуту.", "Подождите одну минуту."),  # the accusative of a listed noun
     ("cardinal", "Прошло 2 дня.", "Прошло два дня."),  # masculine: the default
     ("cardinal", "Книга 1 пропала.", "Книга один пропала."),  # a verb after a label's number: not a counted noun
+    ("decimal", "Ехали 2,5 ч.", "Ехали два запятая пять часа."),  # the genitive singular after a decimal
+    ("time", "В 21:00 всё закрыто.", "В двадцать один час всё закрыто."),  # the hour's noun by its plural
+    ("time", "Поезд в 2:00.", "Поезд в два часа."),
+    ("time", "Встреча в 9:05.", "Встреча в девять ноль пять."),  # minutes below ten with "ноль"
 ]
 KEPT: dict[str, str] = {}

@@ -149,6 +149,15 @@ class NumberLocale:
     year_cues: tuple[str, ...] = ()  # words after which four digits are a year: im, seit, en, desde
     # Digits after the decimal mark: read as one number (tres coma catorce) or one by one (drei Komma eins vier).
     fraction_as_number: bool = False
+    # The rule set of a decimal's whole (and of its fraction read as a number), whatever noun follows:
+    # German counts "eins Komma fünf", Czech agrees with "celá" (jedna celá pět); None: the noun's.
+    decimal_ruleset: str | None = None
+    # The decimal mark's word in the form the whole asks for (jedna celá, dvě celé, pět celých; its
+    # ``zero`` for 0); None: ``decimal_word``.
+    decimal_words: Noun | None = None
+    # Whether a noun after a decimal takes the form of the decimal's whole (French: 1,5 kilomètre,
+    # 2,5 kilomètres) rather than the noun's ``decimal`` form.
+    decimal_noun_by_whole: bool = False
     # Whether the decimal mark before exactly three digits groups thousands instead: Spanish is
     # written with a decimal comma in Spain and a decimal point in much of the Americas (15,000 euros).
     three_digits_group: bool = False

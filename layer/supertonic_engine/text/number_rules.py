@@ -126,12 +126,18 @@ class _Reader:
 
     def number(self, token: str, ruleset: str | None = None) -> str | None:
         integer, fraction = self.split(token)
-        whole = self.integer(integer, ruleset)
-        if whole is None or not fraction:
-            return whole
-        as_number = self.locale.fraction_as_number and len(fraction) <= 3 and not fraction.startswith("0")
-        part = self.integer(fraction) if as_number else self.digits(fraction)
-        return None if part is None else self.locale.spacing.join((whole, self.locale.decimal_word, part))
+        locale = self.locale
+        if not fraction:
+            return self.integer(integer, ruleset)
+        whole = self.integer(integer, locale.decimal_ruleset or ruleset)
+        if whole is None:
+            return None
+        as_number = locale.fraction_as_number and len(fraction) <= 3 and not fraction.startswith("0")
+        part = self.integer(fraction, locale.decimal_ruleset) if as_number else self.digits(fraction)
+        mark, words = locale.decimal_word, locale.decimal_words
+        if words is not None:  # jedna celá, dvě celé, pět celých; nula celá
+            mark = words.zero if words.zero and not integer.strip("0") else words.form(self.category(integer or "0"))
+        return None if part is None else locale.spacing.join((whole, mark, part))
 
     def with_noun(self, token: str, noun: Noun) -> str | None:
         """A number and the word after it, in the form the number asks for (3,5 km: the decimal form)."""
@@ -141,8 +147,10 @@ class _Reader:
             said = token  # a language whose numbers keep their digits still says its noun, agreed with the number
         if said is None:
             return None
-        category = "decimal" if fraction else self.locale.plural_of(int(integer) if len(integer) < 19 else 5)
-        word = noun.form(category) if category != "decimal" else (noun.decimal or noun.other)
+        if fraction and not self.locale.decimal_noun_by_whole:
+            word = noun.decimal or noun.other
+        else:
+            word = noun.form(self.category(integer or "0"))
         if not fraction:
             word = self.counted(int(integer) if len(integer) < 19 else 0, word)
         if self.locale.percent_before and noun is self.locale.units.get("%"):  # tr 50%: yüzde elli, as %50

@@ -4,7 +4,7 @@ Psaní číslic), the currency sign or word after the amount (3,50 Kč), years r
 
 A noun after a number takes one form for 1 (jeden kilometr), another for 2-4 (dva kilometry) and
 the genitive plural from 5 on, 21 included (pět, dvacet jedna kilometrů); after a decimal amount
-the genitive singular (tři celá pět kilometru). CLDR's Czech rules as loaded here have no
+the genitive singular (tři celé pět kilometru). CLDR's Czech rules as loaded here have no
 ordinals, so ordinals (2. místo: druhé) and dates (24. 8.: dvacátého čtvrtého srpna) are not read."""
 
 from ..number_locale import Currency, Noun, NumberLocale
@@ -52,8 +52,10 @@ LOCALE = NumberLocale(
     decimal_mark=",",
     group_marks=" ",
     # ÚJČ: 3,5 is "tři celé pět (desetin)", "celá" agreeing with the whole (jedna celá, dvě celé, pět
-    # celých); these rules have one word for the mark, so it is the invariant "celá" of everyday speech.
+    # celých, nula celá), the whole and the fraction feminine as "celá" and "desetina" are.
     decimal_word="celá",
+    decimal_words=Noun("celých", one="celá", few="celé", many="celých", zero="celá"),
+    decimal_ruleset=_FEMININE,
     minus_word="minus",
     plural="west_slavic",
     fraction_as_number=True,

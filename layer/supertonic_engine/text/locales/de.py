@@ -30,6 +30,7 @@ LOCALE = NumberLocale(
     counted=_COUNTED,
     counted_endings=_COUNTED_ENDINGS,
     counted_not_after=r"[A-ZÄÖÜ]\w*",
+    decimal_ruleset="spellout-numbering",  # eins Komma fünf, whatever the noun
     lang="de",
     decimal_mark=",",
     group_marks=". ",

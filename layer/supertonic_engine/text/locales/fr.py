@@ -54,8 +54,9 @@ LOCALE = NumberLocale(
         "CHF": Currency(Noun("francs", one="franc", ruleset=_MASCULINE), Noun("centimes", one="centime", ruleset=_MASCULINE)),
     },
     money_with_minor="{major} {unit} et {minor} {subunit}",
-    # A decimal amount takes the plural (3,5 kilomètres); below 2 the singular is the rule (1,5 kilomètre),
-    # which one form for every decimal cannot say.
+    # A noun after a decimal takes the form of its whole (BDL): the singular below two (1,5 kilomètre),
+    # the plural from two (3,5 kilomètres).
+    decimal_noun_by_whole=True,
     units={
         "%": Noun("pour cent", ruleset=_MASCULINE),
         "km/h": Noun("kilomètres par heure", one="kilomètre par heure", ruleset=_MASCULINE),

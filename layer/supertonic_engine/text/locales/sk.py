@@ -4,7 +4,7 @@ deväťsto deväťdesiatdeväť).
 
 A noun after a number takes one form for 1 (jeden kilometer), another for 2-4 (dva kilometre)
 and the genitive plural from 5 on (päť kilometrov); after a decimal amount the genitive singular
-(tri celá päť kilometra). CLDR's Slovak rules as loaded here have no ordinals, so ordinals
+(tri celé päť kilometra). CLDR's Slovak rules as loaded here have no ordinals, so ordinals
 (2. miesto: druhé) and dates (24. 8.: dvadsiateho štvrtého augusta) are not read."""
 
 from ..number_locale import Currency, Noun, NumberLocale
@@ -51,8 +51,10 @@ LOCALE = NumberLocale(
     decimal_mark=",",
     group_marks=" ",
     # 3,5 is "tri celé päť (desatín)", "celá" agreeing with the whole (jedna celá, dve celé, päť
-    # celých); these rules have one word for the mark, so it is the invariant "celá" of everyday speech.
+    # celých, nula celá), the whole and the fraction feminine as "celá" and "desatina" are.
     decimal_word="celá",
+    decimal_words=Noun("celých", one="celá", few="celé", many="celých", zero="celá"),
+    decimal_ruleset=_FEMININE,
     minus_word="mínus",
     plural="west_slavic",
     fraction_as_number=True,
