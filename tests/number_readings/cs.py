@@ -5,8 +5,8 @@ READINGS = [
     ("cardinal", "Mám 25 knih.", "Mám dvacet pět knih."),
     ("cardinal", "Přišlo 3 000 lidí.", "Přišlo tři tisíce lidí."),
     ("cardinal", "Přišlo 105 lidí.", "Přišlo sto pět lidí."),
-    ("decimal", "Váží o 3,5 kg víc.", "Váží o tři celá pět kilogramu víc."),
-    ("other convention", "Hodnota 3.5 podle zprávy.", "Hodnota tři celá pět podle zprávy."),
+    ("decimal", "Váží o 3,5 kg víc.", "Váží o tři celé pět kilogramu víc."),
+    ("other convention", "Hodnota 3.5 podle zprávy.", "Hodnota tři celé pět podle zprávy."),
     ("negative", "Venku je -5 stupňů.", "Venku je minus pět stupňů."),
     ("percent", "Podíl vzrostl o 2 %.", "Podíl vzrostl o dvě procenta."),
     ("percent", "Souhlasilo jen 5 %.", "Souhlasilo jen pět procent."),
@@ -20,6 +20,14 @@ READINGS = [
     ("unit", "Zbyly 2 min.", "Zbyly dvě minuty."),
     ("unit", "Zbývá 1 h.", "Zbývá jedna hodina."),
     ("symbol", "Novák & synové", "Novák a synové"),
+    ("cardinal", "Mám 2 knihy.", "Mám dvě knihy."),  # a number agrees with the noun it counts
+    ("cardinal", "Je tu 1 žena.", "Je tu jedna žena."),
+    ("cardinal", "Jsou tam 2 okna.", "Jsou tam dvě okna."),
+    ("cardinal", "Zbylo 1 místo.", "Zbylo jedno místo."),
+    ("cardinal", "Mám 2 psy.", "Mám dva psy."),  # masculine: the default
+    ("decimal", "Je to 1,5 km.", "Je to jedna celá pět kilometru."),  # celá agrees with the whole (ÚJČ)
+    ("decimal", "Je to 2,5 km.", "Je to dvě celé pět kilometru."),
+    ("decimal", "Je to 5,5 km.", "Je to pět celých pět kilometru."),
 ]
 KEPT = {
     "ordinal": "CLDR's Czech rules as loaded have no ordinals (druhé místo)",

@@ -24,5 +24,11 @@ READINGS = [
     ("unit", "Die Strecke ist 10 km lang.", "Die Strecke ist zehn Kilometer lang."),
     ("unit", "Das Wasser hat 21 °C.", "Das Wasser hat einundzwanzig Grad Celsius."),
     ("symbol", "Müller & Söhne", "Müller und Söhne"),
+    ("cardinal", "Ich habe 1 Katze.", "Ich habe eine Katze."),  # a number agrees with the noun it counts
+    ("cardinal", "Dort steht 1 Haus.", "Dort steht ein Haus."),
+    ("cardinal", "Es war 1 Mann da.", "Es war ein Mann da."),
+    ("cardinal", "Es ist 1 Uhr.", "Es ist ein Uhr."),
+    ("decimal", "Es sind 1,5 km.", "Es sind eins Komma fünf Kilometer."),  # a decimal's whole is said as counted: eins
+    ("decimal", "Es dauert 1,5 h.", "Es dauert eins Komma fünf Stunden."),
 ]
 KEPT: dict[str, str] = {}

@@ -24,5 +24,11 @@ READINGS = [
     ("symbol", "Pérez & Hijos", "Pérez y Hijos"),
     ("symbol", "Los precios en € subieron.", "Los precios en euros subieron."),
     ("currency", "Ganó 1.000.000 €.", "Ganó un millón de euros."),  # de after a round million (RAE: un millón de euros)
+    ("cardinal", "Tengo 1 casa.", "Tengo una casa."),  # a number agrees with the noun it counts
+    ("cardinal", "Leí 21 páginas.", "Leí veintiuna páginas."),  # DPD: veintiuna before a feminine noun
+    ("cardinal", "Vinieron 200 personas.", "Vinieron doscientas personas."),
+    ("cardinal", "Lo dijo 21 veces.", "Lo dijo veintiuna veces."),
+    ("cardinal", "Fue 1 día.", "Fue un día."),  # día, problema, mapa: masculine in -a
+    ("cardinal", "Hay 1 problema.", "Hay un problema."),
 ]
 KEPT: dict[str, str] = {}

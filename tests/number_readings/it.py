@@ -24,5 +24,7 @@ READINGS = [
     ("unit", "Ho corso 10 km.", "Ho corso dieci chilometri."),
     ("unit", "L'acqua è a 21 °C.", "L'acqua è a ventun gradi Celsius."),
     ("symbol", "Rossi & Figli", "Rossi e Figli"),
+    ("cardinal", "Ho 1 casa.", "Ho una casa."),  # a number agrees with the noun it counts
+    ("cardinal", "C'è 1 problema.", "C'è un problema."),  # problema, tema, sistema: masculine in -a
 ]
 KEPT: dict[str, str] = {}

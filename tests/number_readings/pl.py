@@ -18,6 +18,10 @@ READINGS = [
     ("unit", "Woda ma 22 °C.", "Woda ma dwadzieścia dwa stopnie Celsjusza."),
     ("unit", "Jechał 12 km/h.", "Jechał dwanaście kilometrów na godzinę."),
     ("symbol", "Kowalski & Synowie", "Kowalski i Synowie"),
+    ("cardinal", "Mam 2 książki.", "Mam dwie książki."),  # a number agrees with the noun it counts
+    ("cardinal", "Jest 1 kobieta.", "Jest jedna kobieta."),
+    ("cardinal", "Zostało 1 miejsce.", "Zostało jedno miejsce."),
+    ("cardinal", "Mam 2 koty.", "Mam dwa koty."),  # masculine: the default
 ]
 KEPT = {
     "ordinal": "CLDR's Polish rules as loaded have no ordinals (drugi, trzecia)",

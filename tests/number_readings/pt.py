@@ -26,5 +26,9 @@ READINGS = [
     ("unit", "Corri 10 km.", "Corri dez quilômetros."),
     ("unit", "Demorou 2 h.", "Demorou duas horas."),
     ("symbol", "Silva & Filhos", "Silva e Filhos"),
+    ("cardinal", "Tenho 1 casa.", "Tenho uma casa."),  # a number agrees with the noun it counts
+    ("cardinal", "Comprei 2 casas.", "Comprei duas casas."),
+    ("cardinal", "Foi 1 dia.", "Foi um dia."),  # dia, problema, mapa: masculine in -a
+    ("cardinal", "Resolvi 2 problemas.", "Resolvi dois problemas."),
 ]
 KEPT: dict[str, str] = {}

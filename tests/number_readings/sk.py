@@ -5,8 +5,8 @@ READINGS = [
     ("cardinal", "Mám 25 kníh.", "Mám dvadsaťpäť kníh."),
     ("cardinal", "Prišlo 3 000 ľudí.", "Prišlo tri tisíce ľudí."),
     ("cardinal", "Prišlo 48 ľudí.", "Prišlo štyridsaťosem ľudí."),
-    ("decimal", "Váži o 3,5 kg viac.", "Váži o tri celá päť kilogramu viac."),
-    ("other convention", "Hodnota 3.5 podľa správy.", "Hodnota tri celá päť podľa správy."),
+    ("decimal", "Váži o 3,5 kg viac.", "Váži o tri celé päť kilogramu viac."),
+    ("other convention", "Hodnota 3.5 podľa správy.", "Hodnota tri celé päť podľa správy."),
     ("negative", "Vonku je -5 stupňov.", "Vonku je mínus päť stupňov."),
     ("percent", "Podiel vzrástol o 2 %.", "Podiel vzrástol o dve percentá."),
     ("percent", "Súhlasilo len 5 %.", "Súhlasilo len päť percent."),
@@ -19,6 +19,12 @@ READINGS = [
     ("unit", "Zostali 2 min.", "Zostali dve minúty."),
     ("unit", "Zostáva 1 h.", "Zostáva jedna hodina."),
     ("symbol", "Novák & synovia", "Novák a synovia"),
+    ("cardinal", "Mám 2 knihy.", "Mám dve knihy."),  # a number agrees with the noun it counts
+    ("cardinal", "Je tam 1 žena.", "Je tam jedna žena."),
+    ("cardinal", "Zostalo 1 miesto.", "Zostalo jedno miesto."),
+    ("decimal", "Je to 1,5 km.", "Je to jedna celá päť kilometra."),  # celá agrees with the whole
+    ("decimal", "Je to 2,5 km.", "Je to dve celé päť kilometra."),
+    ("decimal", "Je to 5,5 km.", "Je to päť celých päť kilometra."),
 ]
 KEPT = {
     "ordinal": "CLDR's Slovak rules as loaded have no ordinals (druhé miesto)",

@@ -132,12 +132,32 @@ class NumberLocale:
     # language are wrong too often), and only symbols are read.
     cardinal: str | None = "spellout-numbering"
     # For a number before a word in lower case, most often the noun it counts (1 año: un año, 21 años:
-    # veintiún años); None: the cardinal. A feminine noun still gets this form (the rules know no genders).
+    # veintiún años); None: the cardinal. A noun ``counted`` or ``counted_endings`` name takes its own.
     before_word: str | None = None
+    # A number before a noun it counts is spelled in the noun's gender (una casa, двадцать одна книга,
+    # dvě okna). No list holds every noun: ``counted`` names words as written after a number (the
+    # commonest feminine and neuter nouns, and masculine ones an ending would mislead: día, папа) with
+    # their rule set; ``counted_endings`` are (the number's plural category, or "" for any; a regex
+    # the whole word matches; rule set), the first that fits deciding, where the language's endings
+    # tell a gender reliably. A word neither names keeps ``before_word`` or the cardinal (masculine).
+    counted: Mapping[str, str] = field(default_factory=dict)
+    counted_endings: tuple[tuple[str, str, str], ...] = ()
+    # A regex for the word before a number that makes it a label, not a count (German: Seite 1
+    # Einleitung, Linie 1 Richtung Bahnhof): the number keeps its default reading.
+    counted_not_after: str = ""
     year: str | None = "spellout-numbering-year"  # for a year after a cue word; None: the cardinal
     year_cues: tuple[str, ...] = ()  # words after which four digits are a year: im, seit, en, desde
     # Digits after the decimal mark: read as one number (tres coma catorce) or one by one (drei Komma eins vier).
     fraction_as_number: bool = False
+    # The rule set of a decimal's whole (and of its fraction read as a number), whatever noun follows:
+    # German counts "eins Komma fünf", Czech agrees with "celá" (jedna celá pět); None: the noun's.
+    decimal_ruleset: str | None = None
+    # The decimal mark's word in the form the whole asks for (jedna celá, dvě celé, pět celých; its
+    # ``zero`` for 0); None: ``decimal_word``.
+    decimal_words: Noun | None = None
+    # Whether a noun after a decimal takes the form of the decimal's whole (French: 1,5 kilomètre,
+    # 2,5 kilomètres) rather than the noun's ``decimal`` form.
+    decimal_noun_by_whole: bool = False
     # Whether the decimal mark before exactly three digits groups thousands instead: Spanish is
     # written with a decimal comma in Spain and a decimal point in much of the Americas (15,000 euros).
     three_digits_group: bool = False
@@ -158,6 +178,7 @@ class NumberLocale:
     hour_ruleset: str | None = None  # None: the cardinal
     hour_noun: Noun | None = None
     minute_ruleset: str | None = None
+    minute_zero: str = ""  # said before a minute below ten: девять ноль пять
     time_marks: str = ":"  # what separates hours from minutes (fi, da, sv also write 14.30)
     time_suffixes: tuple[str, ...] = ()  # words after a time that its reading already says: Uhr, h
     time_cues: tuple[str, ...] = ()  # words before a time written with a dot (klockan 14.30): elsewhere 14.30 stays as written

@@ -70,6 +70,24 @@ class _Reader:
         # one (a lookbehind that also sees a group space: a run of groups is matched once, not once a group).
         grouped = rf"\d{{1,3}}(?:[{marks}]\d{{3}})+(?:[.,]\d+)?"
         self.pattern = rf"(?<![\d.,])(?<!\d[{marks}])(?:{grouped}|\d+(?:[.,]\d+)?)(?!\d|[{marks}]\d)"
+        self.endings = tuple((category, re.compile(ending), ruleset) for category, ending, ruleset in locale.counted_endings)
+        self.label = re.compile(rf"(?<!\S)(?:{locale.counted_not_after})[ \u00a0]$") if locale.counted_not_after else None
+
+    def category(self, digits: str) -> str:
+        """The plural category of an integer as written (a number past 18 digits: as many)."""
+        return self.locale.plural_of(int(digits) if len(digits) < 19 else 5)
+
+    def counting(self, digits: str, word: str) -> str | None:
+        """The rule set for the integer ``digits`` counting ``word`` (its gender), or None where the
+        locale does not know the word: the default reading."""
+        ruleset = self.locale.counted.get(word)
+        if ruleset is not None or not self.endings:
+            return ruleset
+        category = self.category(digits)
+        for wanted, ending, ruleset in self.endings:
+            if wanted in ("", category) and ending.fullmatch(word):
+                return ruleset
+        return None
 
     def split(self, token: str) -> tuple[str, str]:
         """The integer digits and the decimal digits of a number as written (the module docstring's rule)."""
@@ -108,12 +126,18 @@ class _Reader:
 
     def number(self, token: str, ruleset: str | None = None) -> str | None:
         integer, fraction = self.split(token)
-        whole = self.integer(integer, ruleset)
-        if whole is None or not fraction:
-            return whole
-        as_number = self.locale.fraction_as_number and len(fraction) <= 3 and not fraction.startswith("0")
-        part = self.integer(fraction) if as_number else self.digits(fraction)
-        return None if part is None else self.locale.spacing.join((whole, self.locale.decimal_word, part))
+        locale = self.locale
+        if not fraction:
+            return self.integer(integer, ruleset)
+        whole = self.integer(integer, locale.decimal_ruleset or ruleset)
+        if whole is None:
+            return None
+        as_number = locale.fraction_as_number and len(fraction) <= 3 and not fraction.startswith("0")
+        part = self.integer(fraction, locale.decimal_ruleset) if as_number else self.digits(fraction)
+        mark, words = locale.decimal_word, locale.decimal_words
+        if words is not None:  # jedna celá, dvě celé, pět celých; nula celá
+            mark = words.zero if words.zero and not integer.strip("0") else words.form(self.category(integer or "0"))
+        return None if part is None else locale.spacing.join((whole, mark, part))
 
     def with_noun(self, token: str, noun: Noun) -> str | None:
         """A number and the word after it, in the form the number asks for (3,5 km: the decimal form)."""
@@ -123,8 +147,10 @@ class _Reader:
             said = token  # a language whose numbers keep their digits still says its noun, agreed with the number
         if said is None:
             return None
-        category = "decimal" if fraction else self.locale.plural_of(int(integer) if len(integer) < 19 else 5)
-        word = noun.form(category) if category != "decimal" else (noun.decimal or noun.other)
+        if fraction and not self.locale.decimal_noun_by_whole:
+            word = noun.decimal or noun.other
+        else:
+            word = noun.form(self.category(integer or "0"))
         if not fraction:
             word = self.counted(int(integer) if len(integer) < 19 else 0, word)
         if self.locale.percent_before and noun is self.locale.units.get("%"):  # tr 50%: yüzde elli, as %50
@@ -190,13 +216,12 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
             )
         )
     glued = rf"(?<![{_GLUED}])(?:{number})(?![{_GLUED}])"  # a number that is part of a word (MP3, H2O, 12a) stays
-    if locale.before_word:
-        counting = locale.before_word
+    if locale.before_word or locale.counted or locale.counted_endings:
         rules.append(
             Rule(
                 "number before a word",
-                re.compile(rf"(?<![{_GLUED}])(?:{number})(?= [a-zà-ÿ])"),
-                lambda m: _or_kept(reader.number(m.group(), counting), m),
+                re.compile(rf"(?<![{_GLUED}])(?P<amount>{number})(?=[ \u00a0](?P<word>[^\W\d_]+))"),
+                lambda m: _or_kept(_counting(reader, m), m),
             )
         )
     rules.append(Rule("number", re.compile(glued), lambda m: _or_kept(reader.number(m.group()), m)))
@@ -205,6 +230,21 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
     if said:
         rules.append(Rule("symbol", re.compile(alternation(said)), lambda m: f" {said[m.group()]} "))
     return tuple(rules)
+
+
+def _counting(reader: _Reader, match: re.Match[str]) -> str | None:
+    """A number before a word: in the gender of a noun the locale knows, else ``before_word`` before a
+    word in lower case (1 año: un año), else the cardinal."""
+    token, word = match.group("amount"), match.group("word")
+    integer, fraction = reader.split(token)
+    label = reader.label is not None and reader.label.search(match.string, max(0, match.start() - 40), match.start())
+    ruleset = None if fraction or label else reader.counting(integer, word)
+    if ruleset is None and _LOWER.match(word):
+        ruleset = reader.locale.before_word
+    return reader.number(token, ruleset)
+
+
+_LOWER = re.compile("[a-zà-ÿ]")
 
 
 def _percent_first(reader: _Reader, match: re.Match[str]) -> str | None:
@@ -260,6 +300,8 @@ def _time_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
             return match.group()
         said_hour = reader.integer(str(hour), locale.hour_ruleset)
         said_minute = reader.integer(str(minute), locale.minute_ruleset)
+        if said_minute is not None and locale.minute_zero and 0 < minute < 10:
+            said_minute = f"{locale.minute_zero} {said_minute}"
         if said_hour is None or said_minute is None:
             return match.group()
         template = locale.time_on_the_hour if minute == 0 and locale.time_on_the_hour else locale.time

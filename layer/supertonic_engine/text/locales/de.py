@@ -7,7 +7,30 @@ _MASCULINE, _FEMININE, _NEUTER = "spellout-cardinal-masculine", "spellout-cardin
 # Words that begin a sentence far more often than they follow an ordinal: pronouns, articles, adverbs.
 _STARTS = "Sie|Er|Es|Ich|Wir|Ihr|Du|Man|Das|Der|Die|Dann|Aber|Und|Doch|Jetzt|Heute|Morgen|Danach|Damit|Dort|Hier|So|Nun|Auch|Nur"
 
+# "1" before a noun it counts is the article-like "ein"/"eine" (eine Katze, ein Haus, ein Uhr), not
+# the counted "eins". A noun in -ung, -heit, -keit, -schaft, -ion, -tät or -e is feminine (eine), save
+# the listed masculine and neuter ones (Name, Junge, Auge, Ende); any other capitalized word is
+# masculine or neuter (ein; the accusative "einen" is the sentence's, not the noun's). Where a noun
+# names the number (Seite 1 Einleitung, Linie 1 Richtung ...) it is a label, not a count: ``counted_not_after``.
+_COUNTED_ENDINGS = (
+    ("one", r"[A-ZÄÖÜ]\w*(?:ung|heit|keit|schaft|ion|tät|e)", _FEMININE),
+    ("one", r"[A-ZÄÖÜ]\w+", _MASCULINE),
+)
+_COUNTED = {
+    **dict.fromkeys(_STARTS.split("|"), "spellout-numbering"),  # begins a sentence: not counted
+    **dict.fromkeys(
+        "Name Junge Käse Auge Ende Gebäude Löwe Kunde Kollege Affe Hase Deutsche Experte Gedanke Glaube Buchstabe"
+        " Friede Wille Erbe Interesse Gemüse Finale Pfennig Uhr".split(),
+        _MASCULINE,
+    ),
+    **dict.fromkeys("Frau Stadt Nacht Zeit Hand Welt Tür Kuh Maus Mutter Tochter Schwester Person Firma".split(), _FEMININE),
+}
+
 LOCALE = NumberLocale(
+    counted=_COUNTED,
+    counted_endings=_COUNTED_ENDINGS,
+    counted_not_after=r"[A-ZÄÖÜ]\w*",
+    decimal_ruleset="spellout-numbering",  # eins Komma fünf, whatever the noun
     lang="de",
     decimal_mark=",",
     group_marks=". ",

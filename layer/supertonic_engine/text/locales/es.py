@@ -7,7 +7,28 @@ from ..number_locale import Currency, Noun, NumberLocale
 
 _MASCULINE, _FEMININE = "spellout-cardinal-masculine", "spellout-cardinal-feminine"
 
+# A number agrees with the noun it counts (DPD, "uno" and "veintiuno": una casa, veintiuna páginas,
+# doscientas personas). A noun in -a, -ión, -dad, -tad, -tud, -umbre (and their plurals) is
+# feminine, save the listed masculine ones (día, problema, mapa, avión); the listed feminine nouns
+# with other endings too (vez, noche, parte). Any other word keeps the masculine reading (un año).
+_COUNTED_ENDINGS = (("", r".{2,}(?:as?|ión|iones|[dt]ad|[dt]ades|tud|tudes|umbres?)", _FEMININE),)
+_COUNTED = {
+    **dict.fromkeys(
+        "día días mapa mapas problema problemas tema temas sistema sistemas programa programas idioma idiomas clima climas"
+        " planeta planetas poema poemas drama dramas esquema esquemas dilema dilemas síntoma síntomas cometa cometas"
+        " avión aviones camión camiones para hasta contra hacia ahora nunca cerca fuera apenas mientras nada cada era".split(),
+        _MASCULINE,
+    ),
+    **dict.fromkeys(
+        "vez veces noche noches parte partes clase clases gente mujer mujeres calle calles llave llaves frase frases"
+        " imagen imágenes red redes luz luces flor flores ley leyes torre torres tarde tardes madre madres muerte".split(),
+        _FEMININE,
+    ),
+}
+
 LOCALE = NumberLocale(
+    counted=_COUNTED,
+    counted_endings=_COUNTED_ENDINGS,
     before_word="spellout-cardinal-masculine",  # 1 año: un año, not uno año
     million_particle="de",  # a round million before its noun
     lang="es",

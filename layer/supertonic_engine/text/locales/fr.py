@@ -9,7 +9,27 @@ from ..number_locale import Currency, Noun, NumberLocale
 _MASCULINE, _FEMININE = "spellout-cardinal-masculine", "spellout-cardinal-feminine"
 _DATE = r"(?P<d>{day})(?P<sep>[/.])(?P<m>[01]?\d)(?P=sep)(?P<y>\d{{4}})(?!\d)"
 
+# A number agrees with the noun it counts (une maison, vingt-et-une pages): a noun in -tion, -sion,
+# -ité, -ette, -ance, -ence, -ée (and their plurals) is feminine, save the listed masculine ones
+# (comité, silence, musée); the listed feminine nouns with other endings too (fois, heure, page,
+# maison). Any other word keeps the masculine reading (vingt-et-un ans).
+_COUNTED_ENDINGS = (("", r".{2,}(?:tion|sion|ité|ette|ance|ence|ée)s?", _FEMININE),)
+_COUNTED = {
+    **dict.fromkeys("comité comités silence silences musée musées lycée lycées trophée trophées".split(), _MASCULINE),
+    **dict.fromkeys(
+        "fois heure heures minute minutes seconde secondes semaine semaines page pages personne personnes chose choses"
+        " femme femmes fille filles maison maisons voiture voitures nuit nuits ville villes école écoles classe classes"
+        " place places pièce pièces bouteille bouteilles tasse tasses pomme pommes langue langues question questions"
+        " idée idées étape étapes partie parties équipe équipes chambre chambres porte portes table tables lettre lettres"
+        " photo photos image images carte cartes fleur fleurs mère mères sœur sœurs tonne tonnes fin voix"
+        " histoire histoires famille familles région régions".split(),
+        _FEMININE,
+    ),
+}
+
 LOCALE = NumberLocale(
+    counted=_COUNTED,
+    counted_endings=_COUNTED_ENDINGS,
     million_particle="de",  # a round million before its noun: un million de dollars, d'euros
     million_particle_before_vowel="d'",
     lang="fr",
@@ -34,8 +54,9 @@ LOCALE = NumberLocale(
         "CHF": Currency(Noun("francs", one="franc", ruleset=_MASCULINE), Noun("centimes", one="centime", ruleset=_MASCULINE)),
     },
     money_with_minor="{major} {unit} et {minor} {subunit}",
-    # A decimal amount takes the plural (3,5 kilomètres); below 2 the singular is the rule (1,5 kilomètre),
-    # which one form for every decimal cannot say.
+    # A noun after a decimal takes the form of its whole (BDL): the singular below two (1,5 kilomètre),
+    # the plural from two (3,5 kilomètres).
+    decimal_noun_by_whole=True,
     units={
         "%": Noun("pour cent", ruleset=_MASCULINE),
         "km/h": Noun("kilomètres par heure", one="kilomètre par heure", ruleset=_MASCULINE),

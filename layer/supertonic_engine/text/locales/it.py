@@ -7,7 +7,23 @@ from ..number_locale import Currency, Noun, NumberLocale
 _MASCULINE, _FEMININE = "spellout-cardinal-masculine", "spellout-cardinal-feminine"
 _DATE = r"(?P<d>{day})(?P<sep>[/.])(?P<m>[01]?\d)(?P=sep)(?P<y>\d{{4}})(?!\d)"
 
+# One agrees with the noun it counts (una casa, una volta): a noun in -a, -zione, -sione, -tà, -tù is
+# feminine, save the listed masculine ones (problema, tema, sistema); the listed feminine nouns with
+# other endings too (notte, parte, mano). Any other word keeps "un" (un libro). Only 1: whether 21
+# before a feminine noun is "ventuno" or "ventuna" is a matter of usage (Treccani gives both).
+_COUNTED_ENDINGS = (("one", r".{2,}(?:a|zione|sione|tà|tù)", _FEMININE),)
+_COUNTED = {
+    **dict.fromkeys(
+        "problema sistema tema programma clima pianeta poeta papà cinema dramma schema diploma panorama"
+        " sopra ancora prima senza contro era questa quella".split(),
+        _MASCULINE,
+    ),
+    **dict.fromkeys("notte parte mano chiave classe madre foto radio moto auto fine".split(), _FEMININE),
+}
+
 LOCALE = NumberLocale(
+    counted=_COUNTED,
+    counted_endings=_COUNTED_ENDINGS,
     kept=(r"(?<!\d)\d{1,3}°(?=\s?[a-zà-ú])",),  # 1° maggio, 1° lugar: an ordinal typed with the degree sign
     before_word="spellout-cardinal-masculine",  # 1 año: un año, not uno año
     million_particle="di",  # a round million before its noun

@@ -22,7 +22,32 @@ _DOLLAR = Currency(_noun("dolar", "dolary", "dolarów", "dolara"), _CENT)
 _ZLOTY = Currency(_noun("złoty", "złote", "złotych", "złotego"), _noun("grosz", "grosze", "groszy", "grosza"))
 _KMH = _noun("kilometr na godzinę", "kilometry na godzinę", "kilometrów na godzinę", "kilometra na godzinę")
 
+# A number agrees with the noun it counts (jedna kobieta, jedno miejsce, dwie książki); from 5 on, and
+# in 21, 31 ... (dwadzieścia jeden), it does not. After 1 a noun in -a is feminine and one in -o,
+# -e, -ę, -um neuter; after 2-4 a masculine noun ends as a feminine one does (dwa koty, dwie kobiety),
+# so only the listed feminine nouns read "dwie". Not a word in -ła/-ło (a verb's past: była), a short
+# or a listed word: these keep the masculine reading.
+_COUNTED_ENDINGS = (
+    ("", r".*ł[ao]|.{0,2}", _MASCULINE),
+    ("one", r".*a", _FEMININE),
+    ("one", r".*(?:[oeę]|um)", _NEUTER),
+)
+_COUNTED = {
+    **dict.fromkeys(
+        "mężczyzna kolega tata poeta sędzia dentysta turysta kierowca euro około także tylko jeszcze prawie było".split(), _MASCULINE
+    ),
+    **dict.fromkeys("szkoła siła pszczoła strzała skała igła".split(), _FEMININE),
+    **dict.fromkeys("koło masło skrzydło ciało światło krzesło".split(), _NEUTER),
+    **dict.fromkeys(
+        "książki strony godziny minuty sekundy doby noce osoby kobiety dziewczyny rzeczy części kawy butelki filiżanki"
+        " siostry córki matki ulice sztuki złotówki".split(),
+        _FEMININE,
+    ),
+}
+
 LOCALE = NumberLocale(
+    counted=_COUNTED,
+    counted_endings=_COUNTED_ENDINGS,
     keeps=("ordinal", "year", "date", "time"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="pl",
     decimal_mark=",",

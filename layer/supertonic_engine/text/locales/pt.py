@@ -12,7 +12,27 @@ _REAL = Currency(Noun("reais", one="real", ruleset=_MASCULINE), Noun("centavos",
 _EURO = Currency(Noun("euros", one="euro", ruleset=_MASCULINE), Noun("cêntimos", one="cêntimo", ruleset=_MASCULINE))
 _DOLLAR = Currency(Noun("dólares", one="dólar", ruleset=_MASCULINE), Noun("centavos", one="centavo", ruleset=_MASCULINE))
 
+# A number agrees with the noun it counts (uma casa, duas casas, duzentas pessoas). A noun in -a,
+# -ção, -são, -dade, -agem (and their plurals) is feminine, save the listed masculine ones (dia,
+# problema, mapa); the listed feminine nouns with other endings too (vez, noite, parte). Any other
+# word keeps the masculine reading (um ano).
+_COUNTED_ENDINGS = (("", r".{2,}(?:as?|ção|ções|são|sões|dade|dades|agem|agens)", _FEMININE),)
+_COUNTED = {
+    **dict.fromkeys(
+        "dia dias mapa mapas problema problemas tema temas sistema sistemas programa programas idioma idiomas clima climas"
+        " planeta planetas poema poemas drama dramas esquema esquemas cinema cinemas para agora nunca fora nada cada era".split(),
+        _MASCULINE,
+    ),
+    **dict.fromkeys(
+        "vez vezes noite noites parte partes mulher mulheres ponte pontes chave chaves frase frases flor flores"
+        " lei leis torre torres tarde tardes mãe mães morte mortes rede redes".split(),
+        _FEMININE,
+    ),
+}
+
 LOCALE = NumberLocale(
+    counted=_COUNTED,
+    counted_endings=_COUNTED_ENDINGS,
     kept=(r"(?<!\d)\d{1,3}°(?=\s?[a-zà-ú])",),  # 1° maggio, 1° lugar: an ordinal typed with the degree sign
     before_word="spellout-cardinal-masculine",  # 1 año: un año, not uno año
     million_particle="de",  # a round million before its noun

@@ -20,6 +20,31 @@ _DOLLAR = Currency(_noun("доллар", "доллара", "долларов"), 
 _RUBLE = Currency(_noun("рубль", "рубля", "рублей"), _noun("копейка", "копейки", "копеек", _FEMININE))
 _KM = ("километр", "километра", "километров")
 
+# A number agrees with the noun it counts (Розенталь: двадцать одна книга, две недели, одно окно):
+# 1 and 2 change with the gender, the rest do not. After 1, 21 ... a noun (or its adjective) in -а/-я
+# is feminine and one in -о/-е neuter; after 2-4 one in -ы/-и is feminine (a masculine or neuter noun
+# takes -а/-я there). Not a word in -ла/-ло (a verb's past: страница 1 пропала), nor a short or a
+# listed word (и, или, папа, года): these keep the masculine reading, as does every other word.
+_COUNTED_ENDINGS = (
+    ("", r".*л[ао]|.{0,2}|.*(?:ого|его|ому|ему)", _MASCULINE),
+    ("one", r".*[ая]", _FEMININE),
+    ("one", r".*[оеё]", _NEUTER),
+    ("few", r".{3,}[ыи]", _FEMININE),
+)
+_NOT_COUNTED = (
+    # Masculine nouns in -а/-я, masculine nouns' genitives after "до 1 года", and words that are not nouns.
+    "папа дядя дедушка мужчина юноша судья слуга года дня раза часа месяца миллиона миллиарда рубля доллара человека"
+    " евро кофе около после более менее также тоже только даже либо почти это было всего уже"
+)
+_COUNTED = {word: _MASCULINE for word in _NOT_COUNTED.split()} | {
+    # Nouns in -ла/-ло, and feminine accusatives (через одну минуту), which the endings cannot tell.
+    **dict.fromkeys("школа сила пчела стрела скала игла метла мгла".split(), _FEMININE),
+    **dict.fromkeys("село число масло крыло дело весло стекло тепло".split(), _NEUTER),
+    **dict.fromkeys(
+        "минуту неделю секунду книгу страницу штуку копейку тонну ночь часть вещь дверь".split(), "spellout-cardinal-feminine-accusative"
+    ),
+}
+
 LOCALE = NumberLocale(
     lang="ru",
     decimal_mark=",",
@@ -30,6 +55,8 @@ LOCALE = NumberLocale(
     minus_word="минус",
     plural="east_slavic",
     fraction_as_number=True,
+    counted=_COUNTED,
+    counted_endings=_COUNTED_ENDINGS,
     # Years are ordinals in the case of the "год" after them; see ``ordinals``. No cue word: the case
     # is the noun's, not the preposition's (с 2010 года, в 2010 году).
     year="spellout-numbering-year",
@@ -88,10 +115,13 @@ LOCALE = NumberLocale(
         (r"(?<!\d)(?P<n>\d{1,4})-(?:е|ое)(?!\w)", "spellout-ordinal-neuter"),
         (r"(?<!\d)(?P<n>\d{1,4})-(?:х|ых)(?!\w)", "spellout-ordinal-plural-genitive"),
     ),
-    # 14:30 is said "четырнадцать тридцать"; on the hour "девять ноль-ноль" (a spoken timetable's form:
-    # "девять часов" would need the hour's plural, час/часа/часов).
+    # 14:30 is said "четырнадцать тридцать", 9:05 "девять ноль пять"; on the hour "девять часов", the
+    # hour's noun by its plural (один час, два часа, пять часов), as the radio's time signal says it
+    # ("Московское время — девять часов"); the timetable's "девять ноль-ноль" is a professional jargon.
     time="{hour} {minute}",
-    time_on_the_hour="{hour} ноль-ноль",
+    time_on_the_hour="{hour} {hours}",
+    hour_noun=Noun("часов", one="час", few="часа", many="часов"),
+    minute_zero="ноль",
     # A date is the day's neuter ordinal (число), the month in the genitive and the year's genitive
     # ordinal with "года": двадцать четвёртое августа две тысячи двадцать шестого года; after до, с,
     # от, после, около the day is genitive too (до двадцать четвёртого августа).

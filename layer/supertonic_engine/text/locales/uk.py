@@ -8,7 +8,7 @@ dates and years (read as ordinals: у тисяча дев'ятсот дев'ян
 
 from ..number_locale import Currency, Noun, NumberLocale
 
-_MASCULINE, _FEMININE = "spellout-cardinal-masculine", "spellout-cardinal-feminine"
+_MASCULINE, _FEMININE, _NEUTER = "spellout-cardinal-masculine", "spellout-cardinal-feminine", "spellout-cardinal-neuter"
 
 
 def _noun(one: str, few: str, many: str, decimal: str, ruleset: str = _MASCULINE) -> Noun:
@@ -31,7 +31,31 @@ _ML = _noun("мілілітр", "мілілітри", "мілілітрів", "�
 _HOUR = _noun("година", "години", "годин", "години", _FEMININE)
 _MINUTE = _noun("хвилина", "хвилини", "хвилин", "хвилини", _FEMININE)
 
+# A number agrees with the noun it counts (Український правопис: двадцять одна книга, дві книги,
+# одне вікно): 1 and 2 change with the gender. After 1, 21 ... a noun in -а/-я is feminine, save the
+# neuter -ння, -ття (одне завдання), and one in -о/-е neuter; after 2-4 a masculine noun ends in -и
+# too (два столи), so only the listed feminine nouns read "дві". Not a word in -ла/-ло (a verb's past:
+# сторінка 101 зникла), a short or a listed word: these keep the masculine reading.
+_COUNTED_ENDINGS = (
+    ("", r".*л[ао]|.{0,2}", _MASCULINE),
+    ("one", r".*(?:нн|тт|сс|лл|зз|чч|жж|шш|дд|цц)я", _NEUTER),
+    ("one", r".*[ая]", _FEMININE),
+    ("one", r".*[оеє]", _NEUTER),
+)
+_COUNTED = {
+    **dict.fromkeys("тато дядько батько дідусь суддя євро кафе після більше менше також тільки лише навіть було вже".split(), _MASCULINE),
+    **dict.fromkeys("школа сила бджола стріла скеля".split(), _FEMININE),
+    **dict.fromkeys("село число крило масло тепло".split(), _NEUTER),
+    **dict.fromkeys(
+        "книги сторінки години хвилини секунди доби ночі гривні копійки особи жінки дівчини речі частини кімнати"
+        " машини пляшки чашки ручки сестри дочки доньки мами квартири".split(),
+        _FEMININE,
+    ),
+}
+
 LOCALE = NumberLocale(
+    counted=_COUNTED,
+    counted_endings=_COUNTED_ENDINGS,
     keeps=("ordinal", "year", "date", "time"),  # said in ways these rules cannot: their digits stay (tests/number_readings)
     lang="uk",
     decimal_mark=",",
