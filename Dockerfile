@@ -65,6 +65,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 COPY --from=emulator /aws-lambda-rie /usr/local/bin/aws-lambda-rie
 COPY --chmod=755 docker/entry.sh /usr/local/bin/supertonic-entry
 RUN useradd --system --uid 10001 --home-dir /tmp --no-create-home --shell /usr/sbin/nologin supertonic
+# The standard library's bytecode: the python images delete every .pyc (their Dockerfile's
+# `find /usr/local ... -name '*.pyc' ... -exec rm -rf`), and with PYTHONDONTWRITEBYTECODE=1 on a
+# read-only filesystem each cold start would compile every standard module it imports from source
+# again (README, "Cold start: the first audio"). Before the dependencies: their edits do not redo it.
+RUN python -m compileall -q --invalidation-mode unchecked-hash "$(python -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')"
 
 # 1. Dependencies, exactly as docker/requirements.lock pins them, every file checked against its
 #    hash (`supertonic-lambda image lock` writes the lock from pyproject.toml). pip compiles their

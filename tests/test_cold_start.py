@@ -100,3 +100,35 @@ def test_without_a_model_directory_health_is_a_503_naming_the_setting():
     error = facts["health"]["error"]
     assert error["code"] == "model_missing" and error["field"] == "SUPERTONIC_MODEL_DIR"
     assert "set SUPERTONIC_MODEL_DIR" in error["message"] and "fetch-model" in error["message"]  # says what to do
+
+
+# Modules a cold start's init and first function URL request have no use for, with what they cost
+# inside the image under lambda-2048 (python -X importtime, benchmarks/cold-first-audio-image.txt).
+NOT_ON_THE_FIRST_REQUEST = (
+    "asyncio",  # Powertools' batch processor (SQS batches only): 89 ms with its imports, 35 ms once the standard library is compiled
+    "aws_lambda_powertools.utilities.batch",
+)
+FIRST_REQUEST_PROBE = """
+import json, sys
+import supertonic_function.app as app
+class Context:
+    aws_request_id = "req-1"
+    function_name = "supertonic-tts"
+    function_version = "$LATEST"
+    memory_limit_in_mb = "2048"
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:supertonic-tts"
+    def get_remaining_time_in_millis(self):
+        return 60_000
+answer = app.lambda_handler(json.load(open(sys.argv[1])), Context())
+print(json.dumps({"status": answer["statusCode"], "loaded": sorted(m for m in sys.argv[2:] if m in sys.modules)}))
+"""
+
+
+def test_init_and_the_first_function_url_request_leave_the_sqs_batch_machinery_unloaded(tiny_model_dir):
+    env = {**os.environ, "SUPERTONIC_MODEL_DIR": str(tiny_model_dir), "SUPERTONIC_WARM_UP": "0"}
+    event = Path(__file__).resolve().parents[1] / "events" / "furl_post_tts.json"
+    command = [sys.executable, "-c", FIRST_REQUEST_PROBE, str(event), *NOT_ON_THE_FIRST_REQUEST]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert facts == {"status": 200, "loaded": []}

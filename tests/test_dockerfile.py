@@ -108,6 +108,15 @@ def test_code_is_precompiled_for_a_read_only_filesystem(image: list[Instruction]
     assert "PYTHONPATH=/opt/python:/var/task" in env and "SUPERTONIC_MODEL_DIR=/opt/model" in env
 
 
+def test_the_standard_library_is_precompiled_before_the_dependencies(image: list[Instruction]) -> None:
+    # The python images delete every .pyc of the standard library (docker-library/python's Dockerfile:
+    # find /usr/local ... -name '*.pyc' ... -exec rm -rf): on a read-only filesystem with
+    # PYTHONDONTWRITEBYTECODE=1 every cold start would compile each module it imports from source again.
+    stdlib = _index(image, "RUN", r"compileall .*sysconfig.*stdlib")
+    assert "unchecked-hash" in image[stdlib].arguments
+    assert stdlib < _index(image, "RUN", r"pip install")  # an edit to the dependencies does not compile it again
+
+
 def test_runs_as_a_non_root_user(image: list[Instruction]) -> None:
     users = [i.arguments.strip() for i in image if i.keyword.upper() == "USER"]
     assert users and users[-1] not in ("root", "0") and not users[-1].startswith("0:")

@@ -6,6 +6,7 @@
     supertonic-lambda image replay events/         # every event that needs no S3, against its .expect.json
     supertonic-lambda image lock                   # rewrite docker/*.lock from pyproject.toml
     supertonic-lambda image api                    # podman's Docker API for sam: export the DOCKER_HOST it prints
+    supertonic-lambda image bench-cold --runs 5    # container start to the first audio byte, by phase
 
 Builds with docker where a daemon runs, else podman (see ``engine``). Where the Dockerfile's base
 image is neither here nor pullable, a stand-in for it is assembled from Debian's packages (see
@@ -15,6 +16,7 @@ image is neither here nor pullable, a stand-in for it is assembled from Debian's
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess  # runs the container engine with arguments built here  # nosec B404
 import sys
@@ -25,6 +27,7 @@ from pathlib import Path
 from supertonic_engine.config import cache_dir
 
 from ..function.limits import profile_argument, resolve_profile
+from . import cold
 from . import lock as locks
 from .api import service_command, service_conf, service_environment
 from .base import assemble_base, base_python
@@ -161,6 +164,25 @@ def api(args: argparse.Namespace) -> int:
     ).returncode  # the engine with arguments built here  # nosec B603
 
 
+def bench_cold(args: argparse.Namespace) -> int:
+    engine = find_engine()
+    profile = resolve_profile(args.profile)
+    env = dict(item.split("=", 1) for item in args.env)
+    tags = [args.tag, *args.versus]
+    runs, result = cold.bench(
+        engine, tags, cpus=profile.cpus, memory_mb=profile.memory_mb, runs=args.runs, env=env, drop_caches=args.drop_caches, say=_say
+    )
+    text = cold.text_report(result, runs)
+    print(text)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        out.with_suffix(".txt").write_text(text + "\n", encoding="utf-8")
+        _say(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.txt')}")
+    return 0
+
+
 def lock(args: argparse.Namespace) -> int:
     for path in locks.write_locks(upgrade=args.upgrade):
         print(f"wrote {path}")
@@ -202,6 +224,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a = actions.add_parser("api", help="serve podman's Docker-compatible API for sam build / sam local (prints DOCKER_HOST)")
     a.add_argument("--dir", help="where the socket and its containers.conf go (default: the cache directory's podman-api/)")
     a.set_defaults(func=api)
+    c = with_tag(
+        actions.add_parser(
+            "bench-cold",
+            help="container start to the first audio byte, by phase: streaming, the Runtime API on the host",
+            description=cold.__doc__,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    )
+    c.add_argument("--versus", action="append", default=[], metavar="TAG", help="another image, run interleaved with --tag")
+    c.add_argument("--runs", type=int, default=5, help="cold starts of each image (default 5)")
+    c.add_argument(
+        "--profile", default="lambda-2048", type=profile_argument, help="CPU and memory: lambda-<MB> (default lambda-2048) or 2vcpu-2gb"
+    )
+    c.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="set in the container (e.g. SUPERTONIC_WARM_UP=0)")
+    c.add_argument("--drop-caches", action="store_true", help="drop the host's page cache before each run (root)")
+    c.add_argument("--out", help="write OUT.json and OUT.txt (e.g. benchmarks/cold-first-audio-image)")
+    c.set_defaults(func=bench_cold)
     lk = actions.add_parser("lock", help=f"rewrite {', '.join(str(x.path.relative_to(locks.REPO_ROOT)) for x in locks.LOCKS)}")
     lk.add_argument("--upgrade", action="store_true", help="take the newest versions the lists allow (default: keep pins that still fit)")
     lk.set_defaults(func=lock)

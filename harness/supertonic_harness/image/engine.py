@@ -107,6 +107,7 @@ class ContainerEngine:
         user: str = "23456:23456",
         env: Mapping[str, str] | None = None,
         entrypoint: str | None = None,
+        network: str | None = None,
         detach: bool = False,
         args: Sequence[str] = (),
     ) -> list[str]:
@@ -127,6 +128,8 @@ class ContainerEngine:
             command += ["--name", name]
         if port is not None:
             command += ["-p", f"127.0.0.1:{port}:8080"]
+        if network is not None:
+            command += ["--network", network]
         for key, value in (env or {}).items():
             command += ["-e", f"{key}={value}"]
         if entrypoint is not None:
