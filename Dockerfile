@@ -43,7 +43,7 @@ FROM ${PYTHON_IMAGE} AS model
 COPY model/ /opt/model/
 RUN test -f /opt/model/onnx/tts.json || { \
         echo "model/ has no onnx/tts.json: run './dev supertonic-lambda fetch-model --out model' first" >&2; exit 1; } \
-    && rm -rf /opt/model/prepared \
+    && rm -rf /opt/model/prepared /opt/model/prepared-* \
     && chmod -R a+rX /opt/model
 
 # What the image runs on. The graph preparation below builds on this same stage, so the prepared

@@ -103,7 +103,7 @@ def test_without_a_model_directory_health_is_a_503_naming_the_setting():
 
 
 # Modules a cold start's init and first function URL request have no use for, with what they cost
-# inside the image under lambda-2048 (python -X importtime, benchmarks/cold-first-audio-image.txt).
+# inside the image under lambda-2048 (python -X importtime, benchmarks/cold-first-audio-image-stdlib.txt).
 NOT_ON_THE_FIRST_REQUEST = (
     "asyncio",  # Powertools' batch processor (SQS batches only): 89 ms with its imports, 35 ms once the standard library is compiled
     "aws_lambda_powertools.utilities.batch",

@@ -232,6 +232,21 @@ def test_model_stage_checks_and_fixes_the_model(stages: list[list[Instruction]])
     assert "onnx/tts.json" in run and "chmod -R a+rX" in run
 
 
+def test_graphs_prepared_on_the_build_host_never_reach_the_image(stages: list[list[Instruction]], tmp_path: Path) -> None:
+    """Neither set a host made (fp32 or int8) passes the ignore file or survives the model stage:
+    the image ships no stock graph to check such a set against, so it must make its own."""
+    lines = [line.strip() for line in (REPO / ".dockerignore").read_text().splitlines()]
+    assert "model/prepared*" in lines and "model/.prepared*" in lines
+    (model,) = [s for s in stages if s and s[0].arguments.endswith("AS model")]
+    run = " ".join(i.arguments for i in model if i.keyword.upper() == "RUN")
+    opt = tmp_path / "opt"
+    for name in ("onnx/tts.json", "prepared/manifest.json", "prepared-int8/manifest.json", "voice_styles/F1.json"):
+        (opt / "model" / name).parent.mkdir(parents=True, exist_ok=True)
+        (opt / "model" / name).write_text("{}")
+    subprocess.run(["sh", "-c", run.replace("/opt/", f"{opt}/")], check=True)
+    assert sorted(p.name for p in (opt / "model").iterdir()) == ["onnx", "voice_styles"]
+
+
 def test_build_context_holds_only_what_the_image_needs() -> None:
     lines = [line.strip() for line in (REPO / ".dockerignore").read_text().splitlines() if line.strip() and not line.startswith("#")]
     assert lines[0] == "*"
@@ -301,7 +316,8 @@ def test_the_emulator_comes_from_the_sam_cli_wheel_checked_by_both_digests(
     assert "--hash=sha256:%s" in run and '"$RIE_SHA256  /aws-lambda-rie" | sha256sum -c -' in run
     # The binary ./dev extracts for the harness is the one the image carries.
     dev = (REPO / "dev").read_text()
-    assert f'rie_sam_version="{args["SAM_CLI_VERSION"]}"' in dev
+    for name in ("SAM_CLI_VERSION", "SAM_CLI_WHEEL_SHA256", "RIE_SHA256"):
+        assert f"s/^ARG {name}=//p" in dev  # ./dev reads the pins from here, never a copy of its own
     rie = REPO / ".tools" / "aws-lambda-rie"
     if rie.is_file():
         import hashlib

@@ -21,18 +21,20 @@ def test_the_hosts_own_ca_bundle_is_found_where_pip_is_told_of_it(tmp_path: Path
     assert host_ca_bundle({"PIP_CERT": str(tmp_path / "absent.pem"), "REQUESTS_CA_BUNDLE": str(bundle)}) == bundle
 
 
-def test_a_podman_build_mounts_the_ca_into_run_steps_read_only_and_never_copies_it(tmp_path: Path) -> None:
+def test_a_podman_build_mounts_what_it_is_given_read_only_and_docker_mounts_nothing(tmp_path: Path) -> None:
     bundle = tmp_path / "proxy-ca.pem"
     bundle.write_text("x")
     engine = ContainerEngine("/usr/bin/podman", runtime="runc", ca_bundle=bundle)
-    command = engine.build_command(tmp_path / "context", REPO / "Dockerfile", "t:1", {"PREPARE_INT8": "1"}, tmp_path)
-    assert f"{bundle}:/etc/ssl/certs/ca-certificates.crt:ro" in command
-    assert f"{tmp_path / 'pip.conf'}:/etc/pip.conf:ro" in command
-    assert "cert = /etc/ssl/certs/ca-certificates.crt" in (tmp_path / "pip.conf").read_text()
+    volume = f"{bundle}:/usr/local/lib/python3.12/site-packages/pip/_vendor/certifi/cacert.pem:ro"
+    command = engine.build_command(tmp_path / "context", REPO / "Dockerfile", "t:1", {"PREPARE_INT8": "1"}, [volume])
+    assert command[command.index("-v") + 1] == volume
     assert command[command.index("--runtime") + 1] == "runc" and "--pull=never" in command
     assert command[-1] == str(tmp_path / "context") and "PREPARE_INT8=1" in command
-    plain = ContainerEngine("/usr/bin/podman").build_command(tmp_path, REPO / "Dockerfile", "t:1", {}, tmp_path)
-    assert not [a for a in plain if a.endswith(":ro")] and "--runtime" not in plain
+    plain = ContainerEngine("/usr/bin/podman").build_command(tmp_path, REPO / "Dockerfile", "t:1", {})
+    assert "-v" not in plain and "--runtime" not in plain
+    # Without a bundle of the host's own, nothing is probed or mounted; docker takes no mounts at all.
+    assert ContainerEngine("/usr/bin/podman").ca_volumes("base:1") == []
+    assert ContainerEngine("/usr/bin/docker", ca_bundle=bundle).ca_volumes("base:1") == []
 
 
 def test_a_container_runs_as_lambda_runs_one() -> None:
@@ -53,11 +55,15 @@ def test_the_context_holds_what_dockerignore_allows_and_the_chosen_model(tmp_pat
     (model / "onnx" / "tts.json").write_text("{}")
     (model / "prepared").mkdir()
     (model / "prepared" / "stale.onnx").write_text("host-prepared graphs never enter the context")
+    (model / "prepared-int8").mkdir()
+    (model / "voice_styles").mkdir()
+    (model / "voice_styles" / "prepared_voice.json").write_text("{}")  # a voice, whatever its name
     context = assemble_context(model, tmp_path / "context")
     allowed = allowed_paths()
     assert "layer" in allowed and "handler/supertonic_function" in allowed and "tests" not in allowed
     assert sorted(p.name for p in context.iterdir()) == sorted({".dockerignore", "model"} | {a.split("/")[0] for a in allowed})
     assert (context / "model" / "onnx" / "tts.json").is_file() and not (context / "model" / "prepared").exists()
+    assert not (context / "model" / "prepared-int8").exists() and (context / "model" / "voice_styles" / "prepared_voice.json").is_file()
     assert not list(context.rglob("__pycache__")) and (context / "docker" / "requirements.lock").is_file()
 
 
@@ -78,14 +84,11 @@ def test_the_api_service_conf_keeps_the_systems_settings_and_adds_what_container
     bundle = tmp_path / "ca.pem"
     bundle.write_text("x")
     engine = ContainerEngine("/usr/bin/podman", runtime="runc", ca_bundle=bundle)
-    conf = tomllib.loads(service_conf(engine, tmp_path, (system,)).read_text())
+    ca = f"{bundle}:/usr/lib/python3/certifi/cacert.pem:ro"
+    conf = tomllib.loads(service_conf(engine, tmp_path, [ca], (system,)).read_text())
     assert conf["containers"]["default_capabilities"] == ["CHOWN", "KILL"]  # CONTAINERS_CONF replaces the system's file
     assert conf["containers"]["default_ulimits"] == list(LAMBDA_ULIMITS)
-    assert conf["containers"]["volumes"] == [
-        "/a:/b",
-        f"{bundle}:/etc/ssl/certs/ca-certificates.crt:ro",
-        f"{tmp_path / 'pip.conf'}:/etc/pip.conf:ro",
-    ]
+    assert conf["containers"]["volumes"] == ["/a:/b", ca]
     assert conf["engine"]["runtime"] == "runc" and conf["engine"]["runtimes"] == {}
-    plain = tomllib.loads(service_conf(ContainerEngine("/usr/bin/podman"), tmp_path, (system,)).read_text())
+    plain = tomllib.loads(service_conf(ContainerEngine("/usr/bin/podman"), tmp_path, system_confs=(system,)).read_text())
     assert plain["containers"]["volumes"] == ["/a:/b"] and "runtime" not in plain["engine"]

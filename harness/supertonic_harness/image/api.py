@@ -2,10 +2,11 @@
 
 SAM CLI talks to a Docker daemon; ``podman system service`` answers in its place (``DOCKER_HOST``).
 Containers made through that API get no per-call flags, so what ``engine`` passes on the command
-line goes into the service's own containers.conf instead: Lambda's ulimits (which a sandboxed
-host's hard limits may require), runc on cgroup v1/hybrid hosts, and, where the host's pip trusts a
-CA bundle of its own, that bundle and a pip configuration naming it as read-only volumes (podman
-mounts them into a build's RUN steps too). ``CONTAINERS_CONF`` replaces the system's files rather
+line goes into the service's own containers.conf instead: Lambda's ulimits (which a host's hard
+limits may require), runc on cgroup v1/hybrid hosts, and, where the host's pip trusts a CA bundle
+of its own, that bundle over the file the base's pip trusts, read-only (podman mounts a service's
+volumes into a build's RUN steps, and into every container it runs: the function's too, where
+the bundle is read by nothing). ``CONTAINERS_CONF`` replaces the system's files rather
 than adding to them, so the file written starts from the system's own settings.
 """
 
@@ -13,11 +14,11 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .engine import CA_IN_CONTAINER, LAMBDA_ULIMITS, PIP_CONF_IN_CONTAINER, ContainerEngine
+from .engine import LAMBDA_ULIMITS, ContainerEngine
 
 SYSTEM_CONFS = (Path("/usr/share/containers/containers.conf"), Path("/etc/containers/containers.conf"))
 
@@ -45,8 +46,10 @@ def to_toml(data: Mapping[str, Any], prefix: str = "") -> str:
     return text
 
 
-def service_conf(engine: ContainerEngine, directory: Path, system_confs: tuple[Path, ...] = SYSTEM_CONFS) -> Path:
-    """Write the service's containers.conf (and the pip configuration it mounts) into ``directory``."""
+def service_conf(
+    engine: ContainerEngine, directory: Path, ca_volumes: Sequence[str] = (), system_confs: tuple[Path, ...] = SYSTEM_CONFS
+) -> Path:
+    """Write the service's containers.conf into ``directory``, with ``ca_volumes`` (``ContainerEngine.ca_volumes``)."""
     data: dict[str, Any] = {}
     for path in system_confs:
         if path.is_file():
@@ -57,11 +60,10 @@ def service_conf(engine: ContainerEngine, directory: Path, system_confs: tuple[P
                     data[table] = values
     containers = data.setdefault("containers", {})
     containers["default_ulimits"] = list(LAMBDA_ULIMITS)
-    if engine.ca_bundle is not None:
-        pip_conf = directory / "pip.conf"
-        pip_conf.write_text(f"[global]\ncert = {CA_IN_CONTAINER}\n", encoding="utf-8")
-        volumes = [v for v in containers.get("volumes", []) if v.split(":")[1:2] not in ([CA_IN_CONTAINER], [PIP_CONF_IN_CONTAINER])]
-        containers["volumes"] = volumes + [f"{engine.ca_bundle}:{CA_IN_CONTAINER}:ro", f"{pip_conf}:{PIP_CONF_IN_CONTAINER}:ro"]
+    if ca_volumes:
+        targets = {volume.split(":")[1] for volume in ca_volumes}
+        kept = [v for v in containers.get("volumes", []) if v.split(":")[1:2] and v.split(":")[1] not in targets]
+        containers["volumes"] = kept + list(ca_volumes)
     if engine.runtime:
         data.setdefault("engine", {})["runtime"] = engine.runtime
     conf = directory / "containers.conf"

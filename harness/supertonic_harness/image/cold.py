@@ -33,13 +33,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from ..fronts.furl import PRELUDE_END
+from ..function.rie import REPO_ROOT
+from ..function.runtime_proxy import read_chunks
 from .engine import ContainerEngine
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 EVENT = REPO_ROOT / "events" / "furl_post_tts.json"
 # One sentence at the function's defaults (voice, steps, format): one chunk, the whole answer.
 TEXT = "Hello from a cold container."
-PRELUDE_END = b"\0" * 8
 WAIT_S = 180.0
 PHASES = (
     ("container", "container start: the engine's run call to the first process (podman's own cost, not Lambda's)"),
@@ -95,13 +96,9 @@ class TimedRuntimeApi:
                 self._reply(200, api.event, headers)
 
             def do_POST(self) -> None:
-                if self.headers.get("Transfer-Encoding") == "chunked":
-                    while size := int(self.rfile.readline().split(b";")[0], 16):
-                        piece = self.rfile.read(size)
-                        self.rfile.readline()
+                if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                    for piece in read_chunks(self.rfile):
                         api.note("piece", len(piece), piece)
-                    while self.rfile.readline().strip():
-                        pass  # trailers
                 else:
                     body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                     api.note("post", len(body))

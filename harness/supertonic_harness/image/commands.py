@@ -30,7 +30,7 @@ from ..function.limits import profile_argument, resolve_profile
 from . import cold
 from . import lock as locks
 from .api import service_command, service_conf, service_environment
-from .base import assemble_base, base_python
+from .base import assemble_base, base_python, qualified
 from .context import assemble_context
 from .engine import ContainerEngine, find_engine
 from .replay import is_job_route, problems, replay_through, wait_until_ready
@@ -54,8 +54,11 @@ def _say(text: str) -> None:
 
 def ensure_base(engine: ContainerEngine, tag: str) -> str:
     """The base is here, pulled, or assembled as a stand-in; returns what it is, for the report."""
-    if engine.image_exists(tag):
-        return base_python(engine, tag) or f"{tag} (as pulled)"
+    if engine.image_exists(qualified(tag)):
+        return base_python(engine, qualified(tag)) or f"{tag} (as pulled)"
+    if engine.image_exists(tag):  # under another name the short one also finds (podman's localhost/, say)
+        _say(f"using the image {tag} resolves to, not {qualified(tag)}: remove it to have the real or a new stand-in base")
+        return base_python(engine, tag) or f"{tag} (found locally)"
     if engine.name == "docker":
         return f"{tag} (docker pulls it)"
     try:
@@ -95,7 +98,7 @@ def build(args: argparse.Namespace) -> int:
     build_args = {"PREPARE_INT8": "1" if args.int8 else "0", "PREPARE_GRAPHS": "0" if args.stock_graphs else "1"}
     with tempfile.TemporaryDirectory(prefix="supertonic-image-") as scratch:
         context = assemble_context(model_dir, Path(scratch) / "context")
-        command = engine.build_command(context, DOCKERFILE, args.tag, build_args, Path(scratch))
+        command = engine.build_command(context, DOCKERFILE, args.tag, build_args, engine.ca_volumes(dockerfile_base()))
         _say(f"building {args.tag} with {engine.name} from {model_said}; base: {base}")
         done = subprocess.run(command, check=False)  # the engine with arguments built here  # nosec B603
     if done.returncode != 0:
@@ -126,8 +129,12 @@ def run(args: argparse.Namespace) -> int:
 def replay(args: argparse.Namespace) -> int:
     engine = find_engine()
     name = f"supertonic-replay-{uuid.uuid4().hex[:8]}"
-    command = _run_args(args, engine, port=args.port, name=name, detach=True)
-    subprocess.run(command, check=True, capture_output=True)  # the engine with arguments built here  # nosec B603
+    # Kept after it stops (removed below), so its log can be shown when something went wrong.
+    command = _run_args(args, engine, port=args.port, name=name, detach=True, remove=False)
+    started = subprocess.run(command, capture_output=True, text=True, check=False)  # the engine with arguments built here  # nosec B603
+    if started.returncode != 0:
+        _say(f"the container did not start: {started.stderr.strip()[-2000:]}")
+        return 1
     failed = 0
     try:
         url = f"http://127.0.0.1:{args.port}"
@@ -143,7 +150,15 @@ def replay(args: argparse.Namespace) -> int:
                 verdict = "ok*"  # 501 not_configured: the container has no input bucket
             print(f"  {verdict:<4}  {event.name}: {answer.status} {answer.content_type or ''} {answer.wall_ms:.0f} ms  {'; '.join(found)}")
         print("ok* = 501 not_configured, as expected of a container given no input bucket (jobs need S3)")
+    except (OSError, TimeoutError) as exc:
+        failed += 1
+        _say(f"replay stopped: {exc}")
     finally:
+        if failed:
+            logs = subprocess.run(
+                [engine.program, "logs", "--tail", "40", name], capture_output=True, text=True, check=False
+            )  # the engine with arguments built here  # nosec B603
+            _say(f"the container's last log lines:\n{(logs.stdout + logs.stderr).strip()}")
         subprocess.run([engine.program, "rm", "-f", name], capture_output=True, check=False)  # the engine with arguments built here  # nosec B603
     return 1 if failed else 0
 
@@ -156,7 +171,9 @@ def api(args: argparse.Namespace) -> int:
         return 0
     directory = Path(args.dir) if args.dir else cache_dir() / "podman-api"
     directory.mkdir(parents=True, exist_ok=True)
-    conf = service_conf(engine, directory)
+    base = dockerfile_base()
+    ensure_base(engine, base)  # the CA goes over a file of the base's, found by running it
+    conf = service_conf(engine, directory, engine.ca_volumes(base))
     socket = directory / "podman.sock"
     print(f"export DOCKER_HOST=unix://{socket}    # in the shell that runs sam (containers.conf: {conf})", flush=True)
     return subprocess.run(

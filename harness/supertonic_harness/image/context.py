@@ -48,5 +48,11 @@ def assemble_context(model_dir: Path, target: Path, repo: Path = REPO_ROOT) -> P
         elif source.is_file():
             (target / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / relative)
-    shutil.copytree(model_dir, target / "model", copy_function=_link_or_copy, ignore=shutil.ignore_patterns("prepared*", ".prepared*"))
+
+    # Graphs prepared on this host (the model's own prepared*/ folders, not a voice named so) stay
+    # out: the image prepares its own with its own ONNX Runtime.
+    def host_prepared(directory: str, names: list[str]) -> set[str]:
+        return {n for n in names if n.startswith(("prepared", ".prepared"))} if Path(directory) == model_dir else set()
+
+    shutil.copytree(model_dir, target / "model", copy_function=_link_or_copy, ignore=host_prepared)
     return target

@@ -5,8 +5,10 @@ What a host may need beyond the plain commands is found on the host, never assum
 
 * an HTTPS-intercepting proxy: when the host's pip is told to trust a CA bundle of its own
   (``PIP_CERT``, ``SSL_CERT_FILE``, ``REQUESTS_CA_BUNDLE`` or pip's ``cert`` setting), that bundle
-  and a pip configuration naming it are bind-mounted into the build's RUN steps, read-only: they
-  reach pip but never a layer;
+  is bind-mounted, read-only, over the CA file the base's own pip trusts (its vendored certifi's),
+  into the build's RUN steps: a file the base already has, so no mount point is left in a layer
+  (podman only: ``docker build`` takes no mounts, and a docker host behind such a proxy needs the
+  CA in the daemon's build environment);
 * a host on cgroup v1 or hybrid cgroups, where crun (podman's usual runtime) refuses to start a
   container: runc is asked for by name when it is installed;
 * ulimits: a container runs with Lambda's own (1,024 file descriptors, 1,024 processes/threads:
@@ -27,8 +29,8 @@ from pathlib import Path
 
 # Lambda's quotas (gettingstarted-limits.html): file descriptors and processes/threads.
 LAMBDA_ULIMITS = ("nofile=1024:1024", "nproc=1024:1024")
-CA_IN_CONTAINER = "/etc/ssl/certs/ca-certificates.crt"
-PIP_CONF_IN_CONTAINER = "/etc/pip.conf"
+# Where the base's pip looks for the CAs it trusts (pip vendors certifi and reads its bundle).
+PIP_CA_PROBE = "import pip._vendor.certifi as c; print(c.where())"
 
 
 class EngineNotFound(RuntimeError):
@@ -80,17 +82,29 @@ class ContainerEngine:
     def _runtime_flags(self) -> list[str]:
         return ["--runtime", self.runtime] if self.runtime else []
 
-    def build_command(self, context: Path, dockerfile: Path, tag: str, build_args: Mapping[str, str], scratch: Path) -> list[str]:
+    def ca_volumes(self, base: str) -> list[str]:
+        """``host:container:ro`` volumes that make the base's pip trust the host's CA bundle; none
+        where the host names no bundle of its own, or for docker (see the module's docstring)."""
+        if self.ca_bundle is None or self.name == "docker":
+            return []
+        probe = self.run_command(base, entrypoint="python3", args=["-c", PIP_CA_PROBE])
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=120, check=False)  # the engine with arguments built here  # nosec B603
+        target = done.stdout.strip().splitlines()[-1] if done.returncode == 0 and done.stdout.strip() else ""
+        if not target.startswith("/"):
+            raise EngineNotFound(f"cannot find the CA file pip trusts in {base}: {(done.stderr or done.stdout).strip()[-500:]}")
+        return [f"{self.ca_bundle}:{target}:ro"]
+
+    def build_command(
+        self, context: Path, dockerfile: Path, tag: str, build_args: Mapping[str, str], volumes: Sequence[str] = ()
+    ) -> list[str]:
         command = [self.program, "build", "-f", str(dockerfile), "-t", tag]
         if self.name == "docker":
             # BuildKit's attestations make an OCI index that Lambda refuses (the Dockerfile says why).
             command += ["--provenance=false"]
         else:
             command += ["--pull=never", *self._runtime_flags()]
-            if self.ca_bundle is not None:
-                pip_conf = scratch / "pip.conf"
-                pip_conf.write_text(f"[global]\ncert = {CA_IN_CONTAINER}\n", encoding="utf-8")
-                command += ["-v", f"{self.ca_bundle}:{CA_IN_CONTAINER}:ro", "-v", f"{pip_conf}:{PIP_CONF_IN_CONTAINER}:ro"]
+            for volume in volumes:
+                command += ["-v", volume]
         for key, value in build_args.items():
             command += ["--build-arg", f"{key}={value}"]
         return command + [str(context)]
@@ -109,11 +123,12 @@ class ContainerEngine:
         entrypoint: str | None = None,
         network: str | None = None,
         detach: bool = False,
+        remove: bool = True,
         args: Sequence[str] = (),
     ) -> list[str]:
         """A run as Lambda runs the image: a read-only root, only /tmp writable, a non-root uid the
         image does not know, Lambda's ulimits, and the memory and CPU given."""
-        command = [self.program, "run", "--rm", *self._runtime_flags(), "--read-only"]
+        command = [self.program, "run", *(["--rm"] if remove else []), *self._runtime_flags(), "--read-only"]
         if self.name == "podman":
             command += ["--read-only-tmpfs=false"]  # podman would also make /run and /var/tmp writable
         tmp = f"/tmp:rw,size={tmp_mb}m,mode=1777"  # the container's own /tmp, a tmpfs, as on Lambda  # nosec B108

@@ -19,7 +19,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+from ..function.rie import REPO_ROOT
+
 LOCK_DIR = REPO_ROOT / "docker"
 COMMAND = "supertonic-lambda image lock"
 PYTHON_VERSION = "3.12"

@@ -15,16 +15,16 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..fronts.furl import INTEGRATION_RESPONSE_TYPE, INTERNAL_ERROR, HttpResponse, result_to_http, streamed_to_http
+from ..fronts.furl import INTEGRATION_RESPONSE_TYPE, INTERNAL_ERROR, PRELUDE_END, HttpResponse, result_to_http, streamed_to_http
 from ..function.outcome import Outcome, error_document
+from ..function.rie import INVOKE_PATH
 from ..replay.events import ReplayEvent, collect
+from ..replay.run import answer_failures
 
-INVOKE_PATH = "/2015-03-31/functions/function/invocations"
 # Jobs keep their text and state in S3: a container given no input bucket answers their routes
 # 501 ``not_configured``, on purpose, and that is what is expected of it here.
 JOBS_ROUTE = "/v1/jobs"
 UNCONFIGURED = (501, "not_configured")
-_PRELUDE_END = b"\0" * 8
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def _http(body: bytes) -> HttpResponse:
     try:
         return result_to_http(json.loads(body))
     except ValueError:
-        if _PRELUDE_END in body:  # RIE drops the runtime's content type, which would say it is framed
+        if PRELUDE_END in body:  # RIE drops the runtime's content type, which would say it is framed
             return streamed_to_http(INTEGRATION_RESPONSE_TYPE, body)
         raise
 
@@ -84,15 +84,7 @@ def problems(answer: ImageAnswer, event: ReplayEvent, *, jobs_configured: bool =
     if is_job_route(event) and not jobs_configured:
         got = (answer.status, answer.error_code())
         return [] if got == UNCONFIGURED else [f"without an input bucket expected {UNCONFIGURED}, got {got}"]
-    expect = event.expect
-    found = []
-    if answer.outcome != expect.outcome.value:
-        found.append(f"expected outcome {expect.outcome.value}, got {answer.outcome}")
-    if expect.status is not None and answer.status != expect.status:
-        found.append(f"expected status {expect.status}, got {answer.status}")
-    if expect.content_type and not (answer.content_type or "").startswith(expect.content_type):
-        found.append(f"expected content type {expect.content_type}, got {answer.content_type}")
-    return found
+    return answer_failures(event.expect, answer.outcome, answer.status, answer.content_type)
 
 
 def wait_until_ready(url: str, timeout_s: float = 120.0) -> None:

@@ -304,15 +304,22 @@ def _safe(name: str) -> str:
     return re.sub(r"[^\w.-]+", "_", name)
 
 
+def answer_failures(expect: Expectation, outcome: str, status: int | None, content_type: str | None) -> list[str]:
+    """Where an answer's outcome, status and content type differ from the expectations."""
+    failures = []
+    if outcome != expect.outcome.value:
+        failures.append(f"expected outcome {expect.outcome.value}, got {outcome}")
+    if expect.status is not None and status != expect.status:
+        failures.append(f"expected status {expect.status}, got {status}")
+    if expect.content_type and not (content_type or "").startswith(expect.content_type):
+        failures.append(f"expected content type {expect.content_type}, got {content_type}")
+    return failures
+
+
 def check(record: Record, expect: Expectation, *, memory_mb: int, max_rtf: float | None = None) -> list[str]:
     """Broken expectations and budgets of one invocation, each as a sentence (empty = passed)."""
     failures = list(record.failures)  # what was found while collecting the audio
-    if record.outcome != expect.outcome.value:
-        failures.append(f"expected outcome {expect.outcome.value}, got {record.outcome}")
-    if expect.status is not None and record.status != expect.status:
-        failures.append(f"expected status {expect.status}, got {record.status}")
-    if expect.content_type and not (record.content_type or "").startswith(expect.content_type):
-        failures.append(f"expected content type {expect.content_type}, got {record.content_type}")
+    failures += answer_failures(expect, record.outcome, record.status, record.content_type)
     rtf_limit = expect.max_rtf if expect.max_rtf is not None else max_rtf
     if rtf_limit is not None and record.outcome == Outcome.SUCCESS.value:
         if record.rtf is None:
