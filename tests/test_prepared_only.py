@@ -203,6 +203,18 @@ def test_verify_finds_a_set_prepared_from_another_models_config(prepared_only: P
     assert checks["onnx/vocoder.onnx"].status == MODIFIED and "tts.json" in checks["onnx/vocoder.onnx"].describe()
 
 
+def test_prepared_sets_elsewhere_are_found_by_load_and_verify_through_the_env_they_are_given(prepared_only: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for name in ("prepared", "prepared-int8"):
+        shutil.move(prepared_only / name, elsewhere / name)
+    env = {"SUPERTONIC_PREPARED_DIR": str(elsewhere / "prepared")}  # given, not set in os.environ
+    for session_config in (ONE_THREAD, INT8):
+        assert set(Engine.load(prepared_only, session_config=session_config, env=env).sessions.prepared) == set(GRAPHS)
+    graphs = [f for f in check_model(prepared_only, fetch.RELEASE_FILES, env).files if f.path.endswith(".onnx")]
+    assert {f.status for f in graphs} == {STANDIN} and all(f.prepared for f in graphs)
+
+
 def test_verify_says_missing_where_neither_copy_is_there(prepared_only: Path) -> None:
     shutil.rmtree(prepared_only / "prepared-int8")
     path = prepared_only / "prepared" / prepared.MANIFEST
