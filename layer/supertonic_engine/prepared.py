@@ -189,7 +189,7 @@ def match_prepared(sources: Mapping[str, Path], directory: Path, precision: str 
     entries = manifest.get("graphs") or {}
     # Only where a stock graph is absent: otherwise its stamp vouches for its copy, and a cold start
     # with the stock graphs at hand need not read tts.json twice.
-    other_config = None if all(s.is_file() for s in sources.values()) else _other_config(manifest, model_dir, directory)
+    config_differs = None if all(s.is_file() for s in sources.values()) else other_config(manifest, model_dir, directory)
     for name, source in sources.items():
         entry = entries.get(name)
         if entry is None:
@@ -208,16 +208,16 @@ def match_prepared(sources: Mapping[str, Path], directory: Path, precision: str 
         elif source.is_file() and not stamp.matches(source):
             refused[name] = f"{source} changed since it was prepared"
             logger.warning("not using the prepared %s: %s changed since it was prepared; %s", name, source, fix)
-        elif not source.is_file() and other_config is not None:
-            refused[name] = other_config
-            logger.warning("not using the prepared %s: %s; %s", name, other_config, fix)
+        elif not source.is_file() and config_differs is not None:
+            refused[name] = config_differs
+            logger.warning("not using the prepared %s: %s; %s", name, config_differs, fix)
         else:
             found[name] = path
     return Match(found, refused)
 
 
-def _other_config(manifest: Mapping, model_dir: Path, directory: Path) -> str | None:
-    """Why the set was not made with ``model_dir``'s ``tts.json`` (None when it was)."""
+def other_config(manifest: Mapping, model_dir: Path, directory: Path) -> str | None:
+    """Why the set in ``directory`` was not made with ``model_dir``'s ``tts.json`` (None when it was)."""
     model = manifest.get("model")
     made_with = model.get(CONFIG_FILE) if isinstance(model, dict) else None
     config = model_dir / CONFIG_FILE

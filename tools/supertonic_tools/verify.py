@@ -22,10 +22,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from supertonic_engine.assets import CONFIG_FILE, graph_files
+from supertonic_engine.assets import graph_files
 from supertonic_engine.config import PRECISIONS
 from supertonic_engine.files import file_sha256
-from supertonic_engine.prepared import file_record, prepared_dir, read_manifest
+from supertonic_engine.prepared import file_record, other_config, prepared_dir, read_manifest
 from supertonic_engine.standin_marker import any_standin
 
 REAL, STANDIN, MODIFIED, MISSING = "real", "stand-in", "modified", "missing"
@@ -117,14 +117,13 @@ def _check_prepared(model_dir: Path, path: str, expected: ReleaseFile, env: Mapp
         return FileCheck(path, MISSING, expected)
     labels = tuple(f"{d.name}/{e.get('file', '?')}" for d, _, e in copies)
     problems, recorded = [], {}
-    config = model_dir / CONFIG_FILE
-    config_now = file_record(config) if config.is_file() else None
     for (directory, manifest, entry), label in zip(copies, labels, strict=True):
         source = entry.get("source")
         source = source if isinstance(source, dict) else {}
         recorded[label] = (source.get("size"), source.get("sha256"))
-        if (manifest.get("model") or {}).get(CONFIG_FILE) != config_now:
-            problems.append(f"{directory.name} was made with another {CONFIG_FILE} (or records none)")
+        config_differs = other_config(manifest, model_dir, directory)
+        if config_differs is not None:
+            problems.append(config_differs)
         files = entry.get("files")
         if not isinstance(files, dict) or not files:
             problems.append(f"{label} records no digests of its files: prepare it again")
