@@ -102,6 +102,36 @@ def test_a_prepared_set_for_another_runtime_without_stock_graphs_says_what_is_mi
     assert "supertonic-lambda fetch-model" in message and "supertonic-lambda prepare-model" in message
 
 
+def test_a_prepared_only_directory_whose_tts_json_changed_does_not_load(prepared_only: Path) -> None:
+    config = prepared_only / CONFIG_FILE
+    made_with = file_sha256(config)
+    config.write_text(json.dumps(json.loads(config.read_text()) | {"another": 1}))
+    with pytest.raises(GraphMissing) as caught:
+        Engine.load(prepared_only, session_config=ONE_THREAD)
+    message = caught.value.message
+    assert made_with in message and file_sha256(config) in message and CONFIG_FILE in message
+    assert "supertonic-lambda prepare-model" in message
+    with pytest.raises(ConfigurationError, match="SUPERTONIC_PRECISION=int8"):
+        Engine.load(prepared_only, session_config=INT8)
+
+
+def test_a_prepared_only_set_that_records_no_tts_json_does_not_load(prepared_only: Path) -> None:
+    manifest = _manifest(prepared_only / "prepared")
+    del manifest["model"]
+    (prepared_only / "prepared" / prepared.MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(GraphMissing, match=f"records no {CONFIG_FILE}"):
+        Engine.load(prepared_only, session_config=ONE_THREAD)
+
+
+def test_a_prepared_set_made_with_another_tts_json_still_stands_in_beside_its_stock_graphs(prepared_model: Path, tmp_path: Path) -> None:
+    # With the stock graphs there, their stamps say whether a copy still matches; tts.json configures
+    # the engine, not the graphs, so it takes nothing away from copies the stamps vouch for.
+    model = Path(shutil.copytree(prepared_model, tmp_path / "model"))
+    config = model / CONFIG_FILE
+    config.write_text(json.dumps(json.loads(config.read_text()) | {"another": 1}))
+    assert set(Engine.load(model, session_config=ONE_THREAD).sessions.prepared) == set(GRAPHS)
+
+
 def test_a_missing_prepared_file_without_its_stock_graph_is_named(prepared_only: Path) -> None:
     (prepared_only / "prepared" / "vocoder.onnx").unlink()
     with pytest.raises(GraphMissing, match=r"onnx/vocoder\.onnx.*prepared/vocoder\.onnx is missing") as caught:
@@ -171,6 +201,18 @@ def test_verify_finds_a_set_prepared_from_another_models_config(prepared_only: P
     config.write_text(json.dumps(json.loads(config.read_text()) | {"another": 1}))
     checks = {f.path: f for f in check_model(prepared_only, fetch.RELEASE_FILES).files}
     assert checks["onnx/vocoder.onnx"].status == MODIFIED and "tts.json" in checks["onnx/vocoder.onnx"].describe()
+
+
+def test_prepared_sets_elsewhere_are_found_by_load_and_verify_through_the_env_they_are_given(prepared_only: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for name in ("prepared", "prepared-int8"):
+        shutil.move(prepared_only / name, elsewhere / name)
+    env = {"SUPERTONIC_PREPARED_DIR": str(elsewhere / "prepared")}  # given, not set in os.environ
+    for session_config in (ONE_THREAD, INT8):
+        assert set(Engine.load(prepared_only, session_config=session_config, env=env).sessions.prepared) == set(GRAPHS)
+    graphs = [f for f in check_model(prepared_only, fetch.RELEASE_FILES, env).files if f.path.endswith(".onnx")]
+    assert {f.status for f in graphs} == {STANDIN} and all(f.prepared for f in graphs)
 
 
 def test_verify_says_missing_where_neither_copy_is_there(prepared_only: Path) -> None:

@@ -127,14 +127,17 @@ def resolve_model_dir(model_dir: str | os.PathLike[str] | None = None, env: Mapp
     return Path(chosen).expanduser() if chosen else None
 
 
-def load_assets(model_dir: str | os.PathLike[str]) -> ModelAssets:
-    """Check that every file is there and readable; a missing or corrupt file names itself and the fix."""
+def load_assets(model_dir: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> ModelAssets:
+    """Check that every file is there and readable; a missing or corrupt file names itself and the fix.
+
+    ``env`` (default ``os.environ``) says where the prepared sets are, as it does to ``load_sessions``:
+    a stock graph that one of them stands in for may be absent."""
     root = Path(model_dir).expanduser()
     if not root.is_dir():
         raise ModelMissing(f"model directory {root} does not exist. {_FIX}")
     graphs = graph_files(root)
     if not all(path.is_file() for path in graphs.values()):
-        stand_in = prepared.listed(root)
+        stand_in = prepared.listed(root, env)
         graphs = {name: path for name, path in graphs.items() if path.is_file() or name not in stand_in}
     missing = [str(path.relative_to(root)) for path in graphs.values() if not path.is_file()]
     missing += [name for name in (CONFIG_FILE, INDEXER_FILE) if not (root / name).is_file()]

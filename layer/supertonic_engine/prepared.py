@@ -15,9 +15,11 @@ keyed the same way, whose manifest also says ``precision`` and the quantization 
 
 A prepared set can stand alone: the image ships it without the stock graphs, so that no weight is
 stored (and pulled) twice. Where a stock graph is absent there is nothing to compare its copy with,
-and a copy whose key matches this process is used. The manifest keeps what ties such a copy to the
-release: the stock graph's path, size and SHA-256, the digests of the files the copy is made of, and
-the digest of the model's ``tts.json``; ``verify-model`` checks them against the published ones.
+and a copy whose key matches this process is used, as long as the model's ``tts.json`` is the one the
+set was made with (the set and the model directory travel together; another ``tts.json`` says they
+were mixed). The manifest keeps what ties such a copy to the release: the stock graph's path, size
+and SHA-256, the digests of the files the copy is made of, and the digest of the model's
+``tts.json``; ``verify-model`` checks them against the published ones.
 
 Only the standard library is used here: this runs in the image at every cold start. The image
 does not ship the optimizer, so there the recipe is not checked: its graphs were prepared by the
@@ -38,7 +40,7 @@ from pathlib import Path
 
 from . import config
 from .files import code_fingerprint, file_sha256
-from .model_layout import graph_files
+from .model_layout import CONFIG_FILE, graph_files
 
 # The graphs int8 quantizes; the other two stay fp32 (kept here, not in the optimizer, which needs onnx).
 QUANTIZED_GRAPHS = ("text_encoder", "vector_estimator")
@@ -164,7 +166,7 @@ def match_prepared(sources: Mapping[str, Path], directory: Path, precision: str 
     """``find_prepared``, with the reason each other source has no copy (for an error where the source is absent too).
 
     A source that is absent is not compared with its stamp: a set shipped without its stock graphs
-    is used as long as its key matches this process.
+    is used as long as its key matches this process and it was made with the model's ``tts.json``.
     """
     manifest = read_manifest(directory)
     if manifest is None:
@@ -185,6 +187,9 @@ def match_prepared(sources: Mapping[str, Path], directory: Path, precision: str 
         return Match({}, dict.fromkeys(sources, made_for))
     found, refused = {}, {}
     entries = manifest.get("graphs") or {}
+    # Only where a stock graph is absent: otherwise its stamp vouches for its copy, and a cold start
+    # with the stock graphs at hand need not read tts.json twice.
+    config_differs = None if all(s.is_file() for s in sources.values()) else other_config(manifest, model_dir, directory)
     for name, source in sources.items():
         entry = entries.get(name)
         if entry is None:
@@ -203,9 +208,29 @@ def match_prepared(sources: Mapping[str, Path], directory: Path, precision: str 
         elif source.is_file() and not stamp.matches(source):
             refused[name] = f"{source} changed since it was prepared"
             logger.warning("not using the prepared %s: %s changed since it was prepared; %s", name, source, fix)
+        elif not source.is_file() and config_differs is not None:
+            refused[name] = config_differs
+            logger.warning("not using the prepared %s: %s; %s", name, config_differs, fix)
         else:
             found[name] = path
     return Match(found, refused)
+
+
+def other_config(manifest: Mapping, model_dir: Path, directory: Path) -> str | None:
+    """Why the set in ``directory`` was not made with ``model_dir``'s ``tts.json`` (None when it was)."""
+    model = manifest.get("model")
+    made_with = model.get(CONFIG_FILE) if isinstance(model, dict) else None
+    config = model_dir / CONFIG_FILE
+    try:
+        now = file_record(config)
+    except OSError:
+        now = None
+    if made_with == now:
+        return None
+    ours = f"{config} is SHA-256 {now['sha256']}" if now else f"{config} cannot be read"
+    if not isinstance(made_with, dict):
+        return f"{directory / MANIFEST} records no {CONFIG_FILE} it was made with, and {ours}"
+    return f"the prepared graphs in {directory} were made with a {CONFIG_FILE} of SHA-256 {made_with.get('sha256')}, and {ours}"
 
 
 def listed(model_dir: Path, env: Mapping[str, str] | None = None) -> set[str]:

@@ -73,7 +73,7 @@ class Engine(Preparer):
         env: Mapping[str, str] | None = None,
     ) -> Engine:
         """Load the model from ``model_dir``, else ``SUPERTONIC_MODEL_DIR`` (``ModelMissing`` when neither is set)."""
-        assets = load_assets(locate_model(model_dir, env))
+        assets = load_assets(locate_model(model_dir, env), env)
         return cls(assets, load_sessions(assets, session_config, env), env)
 
     def fit_threads(self, session_config: SessionConfig) -> float:

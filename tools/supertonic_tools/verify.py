@@ -22,10 +22,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from supertonic_engine.assets import CONFIG_FILE, graph_files
+from supertonic_engine.assets import graph_files
 from supertonic_engine.config import PRECISIONS
 from supertonic_engine.files import file_sha256
-from supertonic_engine.prepared import file_record, prepared_dir, read_manifest
+from supertonic_engine.prepared import file_record, other_config, prepared_dir, read_manifest
 from supertonic_engine.standin_marker import any_standin
 
 REAL, STANDIN, MODIFIED, MISSING = "real", "stand-in", "modified", "missing"
@@ -86,11 +86,12 @@ class FileCheck:
         return f"{self.path}: {self.status} (absent; {copies}: {self.note})"
 
 
-def check_file(model_dir: Path, path: str, expected: ReleaseFile) -> FileCheck:
-    """How one file of ``model_dir`` compares with the release."""
+def check_file(model_dir: Path, path: str, expected: ReleaseFile, env: Mapping[str, str] | None = None) -> FileCheck:
+    """How one file of ``model_dir`` compares with the release; ``env`` (default ``os.environ``) says
+    where the prepared sets are (``SUPERTONIC_PREPARED_DIR``), as it does to the engine."""
     local = model_dir / path
     if not local.is_file():
-        return _check_prepared(model_dir, path, expected)
+        return _check_prepared(model_dir, path, expected, env)
     size = local.stat().st_size
     # Hashing reads the whole file (a graph is up to 256 MB), the mark a few bytes: a file of another
     # size is not the release's, so a stand-in graph is told by its mark alone.
@@ -102,12 +103,12 @@ def check_file(model_dir: Path, path: str, expected: ReleaseFile) -> FileCheck:
     return FileCheck(path, MODIFIED, expected, size, digest or file_sha256(local))
 
 
-def _check_prepared(model_dir: Path, path: str, expected: ReleaseFile) -> FileCheck:
+def _check_prepared(model_dir: Path, path: str, expected: ReleaseFile, env: Mapping[str, str] | None) -> FileCheck:
     """An absent stock graph, judged by the prepared copies that stand in for it (``missing`` without any)."""
     name = next((n for n, p in graph_files(model_dir).items() if p == model_dir / path), None)
     copies = []  # (set directory, its manifest, the graph's entry)
     for precision in PRECISIONS:
-        directory = prepared_dir(model_dir, precision=precision)
+        directory = prepared_dir(model_dir, env, precision)
         manifest = read_manifest(directory) or {}
         entry = (manifest.get("graphs") or {}).get(name) if name else None
         if isinstance(entry, dict):
@@ -116,14 +117,13 @@ def _check_prepared(model_dir: Path, path: str, expected: ReleaseFile) -> FileCh
         return FileCheck(path, MISSING, expected)
     labels = tuple(f"{d.name}/{e.get('file', '?')}" for d, _, e in copies)
     problems, recorded = [], {}
-    config = model_dir / CONFIG_FILE
-    config_now = file_record(config) if config.is_file() else None
     for (directory, manifest, entry), label in zip(copies, labels, strict=True):
         source = entry.get("source")
         source = source if isinstance(source, dict) else {}
         recorded[label] = (source.get("size"), source.get("sha256"))
-        if (manifest.get("model") or {}).get(CONFIG_FILE) != config_now:
-            problems.append(f"{directory.name} was made with another {CONFIG_FILE} (or records none)")
+        config_differs = other_config(manifest, model_dir, directory)
+        if config_differs is not None:
+            problems.append(config_differs)
         files = entry.get("files")
         if not isinstance(files, dict) or not files:
             problems.append(f"{label} records no digests of its files: prepare it again")
@@ -182,7 +182,7 @@ class ModelCheck:
         return "modified: " + ", ".join(f"{f.path} {f.status}" for f in wrong) + f". {_FIX}"
 
 
-def check_model(model_dir: str | os.PathLike[str], files: Mapping[str, ReleaseFile]) -> ModelCheck:
+def check_model(model_dir: str | os.PathLike[str], files: Mapping[str, ReleaseFile], env: Mapping[str, str] | None = None) -> ModelCheck:
     """Every file of ``files`` (path to published size and digest) as found in ``model_dir``."""
     root = Path(model_dir)
-    return ModelCheck(root, tuple(check_file(root, path, expected) for path, expected in files.items()))
+    return ModelCheck(root, tuple(check_file(root, path, expected, env) for path, expected in files.items()))
