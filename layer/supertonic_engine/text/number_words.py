@@ -54,6 +54,7 @@ def spelled_parts(lang: str) -> _CacheInfo:
     return _engine(lang).iter_format_number.cache_info()  # type: ignore[attr-defined]
 
 
+@cache
 def rulesets(lang: str) -> frozenset[str]:
     """The spell-out rule sets CLDR has for ``lang`` (``spellout-cardinal-feminine``, ``spellout-ordinal``, ...)."""
     return frozenset(_engine(lang).rulesets)
