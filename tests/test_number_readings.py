@@ -205,3 +205,21 @@ def test_a_number_s_parts_are_spelled_once_and_read_as_the_rules_say() -> None:
         fresh = RbnfEngine.for_language(lang)
         for value in [*range(0, 1200, 7), *(int(v) for v in draw.integers(1000, 10**9, 300))]:
             assert spell(value, lang, ruleset) == " ".join(fresh.format_number(value, ruleset_names=[ruleset]).text.split()), (lang, value)
+
+
+# Two numbers joined by a hyphen that are not a range from the one to the other: a score (the
+# higher first), a name with a number (COVID-19, A-4), a phone number, a date, an ISBN.
+NOT_RANGES = [
+    ("de", "Es steht 2-1.", "Es steht zwei-eins."),
+    ("de", "COVID-19 und ein A-4-Blatt.", "COVID-neunzehn und ein A-vier-Blatt."),
+    ("de", "Ruf an: 030-1234567.", "Ruf an: 030-1234567."),
+    ("de", "Am 2024-05-03.", "Am 2024-05-03."),
+    ("fr", "ISBN 978-2-07-036822-8", "ISBN 978-2-07-036822-8"),
+    ("nl", "Versie 3-2-1 is uit.", "Versie drie-twee-een is uit."),
+    ("cs", "Hráli 3-5-2.", "Hráli tři-pět-dva."),
+]
+
+
+@pytest.mark.parametrize(("lang", "written", "read"), NOT_RANGES)
+def test_a_hyphen_between_numbers_that_are_no_range_stays(lang: str, written: str, read: str) -> None:
+    assert normalize(written, lang) == read
