@@ -188,3 +188,38 @@ def test_a_long_run_of_grouped_numbers_takes_time_in_proportion_to_its_length() 
     short, long = min(seconds("111 " * 500) for _ in range(3)), min(seconds("111 " * 4000) for _ in range(3))
     # Eight times the text: about eight times the time; a pattern that rescans the run would take sixty-four.
     assert long < 24 * short
+
+
+def test_a_number_s_parts_are_spelled_once_and_read_as_the_rules_say() -> None:
+    from unicode_rbnf.engine import RbnfEngine
+
+    from supertonic_engine.text.number_words import spell, spelled_parts
+
+    spell(12_345, "ru", "spellout-cardinal-masculine")
+    before = spelled_parts("ru")
+    spell(52_345, "ru", "spellout-cardinal-masculine")  # 345 and тысяч again: remembered, not worked out
+    assert spelled_parts("ru").hits > before.hits
+    # Remembered parts change no reading: the same words as CLDR's rules read afresh.
+    draw = np.random.default_rng(7)
+    for lang, ruleset in (("ru", "spellout-cardinal-feminine"), ("cs", "spellout-cardinal-neuter"), ("de", "spellout-numbering")):
+        fresh = RbnfEngine.for_language(lang)
+        for value in [*range(0, 1200, 7), *(int(v) for v in draw.integers(1000, 10**9, 300))]:
+            assert spell(value, lang, ruleset) == " ".join(fresh.format_number(value, ruleset_names=[ruleset]).text.split()), (lang, value)
+
+
+# Two numbers joined by a hyphen that are not a range from the one to the other: a score (the
+# higher first), a name with a number (COVID-19, A-4), a phone number, a date, an ISBN.
+NOT_RANGES = [
+    ("de", "Es steht 2-1.", "Es steht zwei-eins."),
+    ("de", "COVID-19 und ein A-4-Blatt.", "COVID-neunzehn und ein A-vier-Blatt."),
+    ("de", "Ruf an: 030-1234567.", "Ruf an: 030-1234567."),
+    ("de", "Am 2024-05-03.", "Am 2024-05-03."),
+    ("fr", "ISBN 978-2-07-036822-8", "ISBN 978-2-07-036822-8"),
+    ("nl", "Versie 3-2-1 is uit.", "Versie drie-twee-een is uit."),
+    ("cs", "Hráli 3-5-2.", "Hráli tři-pět-dva."),
+]
+
+
+@pytest.mark.parametrize(("lang", "written", "read"), NOT_RANGES)
+def test_a_hyphen_between_numbers_that_are_no_range_stays(lang: str, written: str, read: str) -> None:
+    assert normalize(written, lang) == read

@@ -28,6 +28,7 @@ READINGS = [
     ("decimal", "Je to 1,5 km.", "Je to jedna celá pět kilometru."),  # celá agrees with the whole (ÚJČ)
     ("decimal", "Je to 2,5 km.", "Je to dvě celé pět kilometru."),
     ("decimal", "Je to 5,5 km.", "Je to pět celých pět kilometru."),
+    ("cardinal", "Trvá to 3-5 dní.", "Trvá to tři až pět dní."),  # a range is read with až (3 až 5 dní)
 ]
 KEPT = {
     "ordinal": "CLDR's Czech rules as loaded have no ordinals (druhé místo)",

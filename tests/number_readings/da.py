@@ -21,6 +21,7 @@ READINGS = [
     ("unit", "Vandet er 21 °C.", "Vandet er enogtyve grader celsius."),
     ("unit", "Det tager 1 h.", "Det tager en time."),
     ("symbol", "Hansen & Søn", "Hansen og Søn"),
+    ("cardinal", "Det tager 3-5 dage.", "Det tager tre til fem dage."),  # a range's dash is read til (3-5 dage, tre til fem dage)
 ]
 KEPT = {
     "year": "CLDR's Danish year rules say tyvehundrede og seksogtyve for 2026 where Danes say to tusind og seksogtyve,"

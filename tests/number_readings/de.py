@@ -30,5 +30,12 @@ READINGS = [
     ("cardinal", "Es ist 1 Uhr.", "Es ist ein Uhr."),
     ("decimal", "Es sind 1,5 km.", "Es sind eins Komma fünf Kilometer."),  # a decimal's whole is said as counted: eins
     ("decimal", "Es dauert 1,5 h.", "Es dauert eins Komma fünf Stunden."),
+    (
+        "cardinal",
+        "Das dauert 3-5 Tage.",
+        "Das dauert drei bis fünf Tage.",
+    ),  # a range is read with bis (Duden: 3–5 Tage, drei bis fünf Tage)
+    ("cardinal", "Geöffnet 9–17 Uhr.", "Geöffnet neun bis siebzehn Uhr."),
+    ("cardinal", "Es kostet 5 – 10 €.", "Es kostet fünf bis zehn Euro."),
 ]
 KEPT: dict[str, str] = {}

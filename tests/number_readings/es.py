@@ -30,5 +30,6 @@ READINGS = [
     ("cardinal", "Lo dijo 21 veces.", "Lo dijo veintiuna veces."),
     ("cardinal", "Fue 1 día.", "Fue un día."),  # día, problema, mapa: masculine in -a
     ("cardinal", "Hay 1 problema.", "Hay un problema."),
+    ("cardinal", "Tarda 3-5 días.", "Tarda tres a cinco días."),  # a range is read with a (de 3 a 5 días)
 ]
 KEPT: dict[str, str] = {}

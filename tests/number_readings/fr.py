@@ -38,5 +38,7 @@ READINGS = [
     ("cardinal", "Il a 21 ans.", "Il a vingt-et-un ans."),
     ("decimal", "Il a couru 1,5 km.", "Il a couru un virgule cinq kilomètre."),  # BDL: the singular below two
     ("decimal", "Il a couru 2,5 km.", "Il a couru deux virgule cinq kilomètres."),
+    ("cardinal", "Il faut 3-5 jours.", "Il faut trois à cinq jours."),  # a range is read with à (3 à 5 jours)
+    ("cardinal", "Comptez 10–20 €.", "Comptez dix à vingt euros."),
 ]
 KEPT: dict[str, str] = {}

@@ -26,5 +26,10 @@ READINGS = [
     ("symbol", "Rossi & Figli", "Rossi e Figli"),
     ("cardinal", "Ho 1 casa.", "Ho una casa."),  # a number agrees with the noun it counts
     ("cardinal", "C'è 1 problema.", "C'è un problema."),  # problema, tema, sistema: masculine in -a
+    (
+        "cardinal",
+        "Ci vogliono 3-4 giorni.",
+        "Ci vogliono tre-quattro giorni.",
+    ),  # an approximate range is said with the numbers side by side (tre-quattro giorni)
 ]
 KEPT: dict[str, str] = {}

@@ -22,5 +22,6 @@ READINGS = [
     ("unit", "Het water is 21 °C.", "Het water is eenentwintig graden Celsius."),
     ("unit", "Het duurt 1 minuut of 3 min.", "Het duurt een minuut of drie minuten."),
     ("symbol", "Jansen & Zonen", "Jansen en Zonen"),
+    ("cardinal", "Het duurt 3-5 dagen.", "Het duurt drie tot vijf dagen."),  # a range is read with tot (3 tot 5 dagen)
 ]
 KEPT: dict[str, str] = {}

@@ -22,6 +22,11 @@ READINGS = [
     ("cardinal", "Jest 1 kobieta.", "Jest jedna kobieta."),
     ("cardinal", "Zostało 1 miejsce.", "Zostało jedno miejsce."),
     ("cardinal", "Mam 2 koty.", "Mam dwa koty."),  # masculine: the default
+    (
+        "cardinal",
+        "To trwa 2-3 dni.",
+        "To trwa dwa-trzy dni.",
+    ),  # an approximate range is said with the numbers side by side (dwa-trzy dni); od ... do asks for the genitive
 ]
 KEPT = {
     "ordinal": "CLDR's Polish rules as loaded have no ordinals (drugi, trzecia)",

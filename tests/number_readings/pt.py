@@ -30,5 +30,6 @@ READINGS = [
     ("cardinal", "Comprei 2 casas.", "Comprei duas casas."),
     ("cardinal", "Foi 1 dia.", "Foi um dia."),  # dia, problema, mapa: masculine in -a
     ("cardinal", "Resolvi 2 problemas.", "Resolvi dois problemas."),
+    ("cardinal", "Leva 3-5 dias.", "Leva três a cinco dias."),  # a range is read with a (de 3 a 5 dias)
 ]
 KEPT: dict[str, str] = {}

@@ -37,5 +37,10 @@ READINGS = [
     ("time", "В 21:00 всё закрыто.", "В двадцать один час всё закрыто."),  # the hour's noun by its plural
     ("time", "Поезд в 2:00.", "Поезд в два часа."),
     ("time", "Встреча в 9:05.", "Встреча в девять ноль пять."),  # minutes below ten with "ноль"
+    (
+        "cardinal",
+        "Это займёт 2-3 дня.",
+        "Это займёт два-три дня.",
+    ),  # an approximate range is said with the numbers side by side (Розенталь: два-три дня); от ... до asks for cases
 ]
 KEPT: dict[str, str] = {}

@@ -25,6 +25,7 @@ READINGS = [
     ("decimal", "Je to 1,5 km.", "Je to jedna celá päť kilometra."),  # celá agrees with the whole
     ("decimal", "Je to 2,5 km.", "Je to dve celé päť kilometra."),
     ("decimal", "Je to 5,5 km.", "Je to päť celých päť kilometra."),
+    ("cardinal", "Trvá to 3-5 dní.", "Trvá to tri až päť dní."),  # a range is read with až (3 až 5 dní)
 ]
 KEPT = {
     "ordinal": "CLDR's Slovak rules as loaded have no ordinals (druhé miesto)",

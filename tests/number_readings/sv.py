@@ -23,5 +23,10 @@ READINGS = [
     ("unit", "Vattnet håller 21 °C.", "Vattnet håller tjugoen grader Celsius."),
     ("unit", "Det tar 1 h.", "Det tar en timme."),
     ("symbol", "Svensson & Son", "Svensson och Son"),
+    (
+        "cardinal",
+        "Det tar 3–5 dagar.",
+        "Det tar tre till fem dagar.",
+    ),  # a range's dash is read till (Språkrådet: 3–5 dagar, tre till fem dagar)
 ]
 KEPT: dict[str, str] = {}

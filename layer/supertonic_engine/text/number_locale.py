@@ -189,6 +189,9 @@ class NumberLocale:
     dates: tuple[tuple[str, str], ...] = ()
     date: str | None = None
     months: tuple[str, ...] = ()
+    # Said for the hyphen or dash of a range, two numbers the higher second (3-5 Tage: drei bis fünf
+    # Tage); empty where the language says such numbers side by side (ru два-три дня, it tre-quattro).
+    range_word: str = ""
     # Symbols said as a person says them: & + = ° № ... (a currency or percent is read with its number).
     symbols: Mapping[str, str] = field(default_factory=dict)
     # What the language says in a way these rules cannot (an ordinal in its noun's case, a year said

@@ -1,7 +1,7 @@
 """Numbers read aloud in a language from its ``NumberLocale``: the same rules for every language,
 its facts and words where the grammar differs.
 
-In order, as a reader meets them: numeric dates, clock times, money (the symbol before or after),
+In order, as a reader meets them: numeric dates, clock times, ranges, money (the symbol before or after),
 percentages, numbers with a unit, ordinals as the language marks them, years after a cue word,
 the minus sign, then any number left, then symbols said aloud. A number the language's rules
 cannot spell keeps its digits.
@@ -185,6 +185,14 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
         suffix = rf"(?:\s?(?:{alternation(locale.time_suffixes)})(?!\w))?" if locale.time_suffixes else ""
         time = rf"(?<![\d:.,])(?P<hour>[01]?\d|2[0-4])[{marks}](?P<minute>[0-5]\d)(?![\d]|[{marks}]\d){suffix}"
         rules.append(Rule("clock time", re.compile(time), _time_speller(reader)))
+    if locale.range_word:
+        # Two numbers joined by a hyphen or a dash (an en dash with spaces too), the second the
+        # higher: a range, said with the locale's word (3-5 Tage: drei bis fünf Tage); what follows
+        # reads the numbers. Not a score (2-1), a run of three (3-2-1), a number with a leading 0
+        # (a phone's, a date's), a number glued to letters (COVID-19, A-4).
+        value = rf"(?:[1-9]\d{{0,3}}|0)(?:{re.escape(locale.decimal_mark)}\d+)?"
+        joined = rf"(?<![{_GLUED}\d.,:/–-])(?P<low>{value})(?:[-–]| – )(?P<high>{value})(?![{_GLUED}\d]|[.,:/–-]\d)"
+        rules.append(Rule("range", re.compile(joined), _range_speller(locale)))
     # The minus sign before what reads an amount: -5 °C is minus five degrees.
     rules.append(Rule("minus sign", re.compile(MINUS_SIGN), lambda m: f"{locale.minus_word} "))
     if locale.currencies:
@@ -245,6 +253,17 @@ def _counting(reader: _Reader, match: re.Match[str]) -> str | None:
 
 
 _LOWER = re.compile("[a-zà-ÿ]")
+
+
+def _range_speller(locale: NumberLocale) -> Callable[[re.Match[str]], str]:
+    def value(written: str) -> float:
+        return float(written.replace(locale.decimal_mark, "."))
+
+    def spell_range(match: re.Match[str]) -> str:
+        low, high = match.group("low"), match.group("high")
+        return f"{low} {locale.range_word} {high}" if value(low) < value(high) else match.group()
+
+    return spell_range
 
 
 def _percent_first(reader: _Reader, match: re.Match[str]) -> str | None:

@@ -4,13 +4,15 @@ The words come from unicode-rbnf (MIT; piper's own number reading), which runs t
 number formats of CLDR (its ``rbnf/<language>.xml``): cardinals in each gender and case CLDR
 names, ordinals and years, for every language the model speaks. A language's rules are read on
 its first number (1-25 ms), never when the engine is imported; a spelled number is kept, since
-texts repeat their numbers (years, prices).
+texts repeat their numbers (years, prices). So is each part the rules spell on the way (345 of
+12 345, the word for thousand agreeing with 12): a new number is mostly made of parts already said.
 """
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from functools import _CacheInfo, cache, lru_cache
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from unicode_rbnf.engine import RbnfEngine
@@ -24,9 +26,35 @@ LARGEST = 10**15
 def _engine(lang: str) -> RbnfEngine:
     from unicode_rbnf.engine import RbnfEngine  # tens of milliseconds, once, on a language's first number
 
-    return RbnfEngine.for_language(lang)
+    return _remembering(RbnfEngine.for_language(lang))
 
 
+def _remembering(engine: RbnfEngine) -> RbnfEngine:
+    """``engine`` keeping what it works out: the words of a number in a rule set (the rules spell a
+    number's parts through the same method, so those are kept too) and the form a plural word takes
+    after a number (тысяча, тысячи, тысяч). Both depend on nothing but their arguments."""
+    from unicode_rbnf.engine import DEFAULT_TOLERANCE, PluralFormatPart
+
+    worked_out = engine.iter_format_number
+
+    @lru_cache(maxsize=16384, typed=True)
+    def words(number: Any, ruleset_name: str, radix: int | None = None, tolerance: float = DEFAULT_TOLERANCE) -> tuple[str, ...]:
+        return tuple(worked_out(number, ruleset_name=ruleset_name, radix=radix, tolerance=tolerance))
+
+    engine.iter_format_number = words  # type: ignore[method-assign]
+    for ruleset in engine.rulesets.values():
+        rules: Iterable[Any] = (*ruleset.numeric_rules.values(), *ruleset.special_rules.values())
+        for part in (part for rule in rules for part in rule.parts if isinstance(part, PluralFormatPart)):
+            part.render = lru_cache(maxsize=1024)(part.render)  # type: ignore[method-assign]
+    return engine
+
+
+def spelled_parts(lang: str) -> _CacheInfo:
+    """How often ``lang``'s rules found the words of a number or a part of one already worked out."""
+    return _engine(lang).iter_format_number.cache_info()  # type: ignore[attr-defined]
+
+
+@cache
 def rulesets(lang: str) -> frozenset[str]:
     """The spell-out rule sets CLDR has for ``lang`` (``spellout-cardinal-feminine``, ``spellout-ordinal``, ...)."""
     return frozenset(_engine(lang).rulesets)

@@ -20,6 +20,7 @@ LOCALE = NumberLocale(
     decimal_mark=",",
     group_marks=". ",
     decimal_word="komma",
+    range_word="til",
     minus_word="minus",
     # No year cue: CLDR's year rules say nittenhundrede og nioghalvfems for 1999, as Danes do, but
     # tyvehundrede og seksogtyve for 2026, where Danes say to tusind og seksogtyve. A date's year is

@@ -35,6 +35,7 @@ LOCALE = NumberLocale(
     decimal_mark=",",
     group_marks=". ",
     decimal_word="Komma",
+    range_word="bis",
     minus_word="minus",
     year_cues=("im Jahr", "im Jahre", "seit", "bis", "von", "ab", "anno", "um", "Jahr", "Sommer", "Winter", "Herbst", "Frühjahr"),
     currencies={

@@ -35,6 +35,7 @@ LOCALE = NumberLocale(
     decimal_mark=",",
     group_marks=". ",
     decimal_word="coma",
+    range_word="a",
     minus_word="menos",
     year_cues=("en", "desde", "hasta", "de", "del año", "año"),
     fraction_as_number=True,

@@ -36,6 +36,7 @@ LOCALE = NumberLocale(
     decimal_mark=",",
     group_marks=" ",
     decimal_word="virgule",
+    range_word="à",
     minus_word="moins",
     plural="zero_one_other",
     cardinal=_MASCULINE,

@@ -11,6 +11,7 @@ LOCALE = NumberLocale(
     decimal_mark=",",
     group_marks=". ",
     decimal_word="komma",
+    range_word="tot",
     minus_word="min",
     cardinal="spellout-cardinal",
     # CLDR's year rules leave honderd out (negentien negenennegentig), as speech commonly does;

@@ -40,6 +40,7 @@ LOCALE = NumberLocale(
     decimal_mark=",",
     group_marks=". ",
     decimal_word="vírgula",
+    range_word="a",
     minus_word="menos",
     cardinal=_MASCULINE,
     year_cues=("em", "desde", "até", "de", "ano", "no ano de"),

@@ -55,6 +55,7 @@ LOCALE = NumberLocale(
     decimal_word="celá",
     decimal_words=Noun("celých", one="celá", few="celé", many="celých", zero="celá"),
     decimal_ruleset=_FEMININE,
+    range_word="až",
     minus_word="mínus",
     plural="west_slavic",
     fraction_as_number=True,

@@ -15,6 +15,7 @@ LOCALE = NumberLocale(
     decimal_mark=",",
     group_marks=" ",
     decimal_word="komma",
+    range_word="till",
     minus_word="minus",
     # 1999 is nittonhundranittionio. For 2000 and after CLDR says tjugohundra... (2026: tjugohundratjugosex);
     # tvåtusentjugosex is at least as common, and which a reader prefers is not settled here.
