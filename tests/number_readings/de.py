@@ -20,6 +20,8 @@ READINGS = [
     ("year", "Seit 2010 wohne ich hier.", "Seit zweitausendzehn wohne ich hier."),
     ("time", "Der Zug fährt um 14:30 Uhr.", "Der Zug fährt um vierzehn Uhr dreißig."),
     ("time", "Wir beginnen um 9:00.", "Wir beginnen um neun Uhr."),
+    ("time", "Geöffnet 14:00-16:00 Uhr.", "Geöffnet vierzehn Uhr bis sechzehn Uhr."),  # from one time to another: "bis", as for numbers
+    ("time", "Sprechstunde 9:30 – 11:00 Uhr.", "Sprechstunde neun Uhr dreißig bis elf Uhr."),
     ("date", "Ich komme am 24.08.2026 an.", "Ich komme am vierundzwanzigsten August zweitausendsechsundzwanzig an."),
     ("unit", "Die Strecke ist 10 km lang.", "Die Strecke ist zehn Kilometer lang."),
     ("unit", "Das Wasser hat 21 °C.", "Das Wasser hat einundzwanzig Grad Celsius."),

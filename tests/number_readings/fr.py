@@ -32,6 +32,7 @@ READINGS = [
     ("symbol", "Appartement n° 5", "Appartement numéro cinq"),
     ("currency", "Il a gagné 1 000 000 €.", "Il a gagné un million d'euros."),  # de, elided before a vowel
     ("time", "Le train part à 1:05.", "Le train part à une heure cinq."),  # une heure: the singular up to one
+    ("time", "Ouvert de 14:00-16:00.", "Ouvert de quatorze heures à seize heures."),
     ("cardinal", "J'ai 1 maison.", "J'ai une maison."),  # a number agrees with the noun it counts
     ("cardinal", "Il y a 21 pages.", "Il y a vingt-et-une pages."),
     ("cardinal", "Je l'ai dit 1 fois.", "Je l'ai dit une fois."),

@@ -17,6 +17,7 @@ READINGS = [
     ("year", "Sinds 2010 woon ik hier.", "Sinds tweeduizendtien woon ik hier."),
     ("time", "De trein vertrekt om 14:30 uur.", "De trein vertrekt om veertien uur dertig."),
     ("time", "We beginnen om 9:00.", "We beginnen om negen uur."),
+    ("time", "Open 14:00-16:00.", "Open veertien uur tot zestien uur."),
     ("date", "Ik kom op 24-08-2026 aan.", "Ik kom op vierentwintig augustus tweeduizendzesentwintig aan."),
     ("unit", "De route is 10 km lang.", "De route is tien kilometer lang."),
     ("unit", "Het water is 21 °C.", "Het water is eenentwintig graden Celsius."),

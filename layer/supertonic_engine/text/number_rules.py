@@ -36,7 +36,7 @@ _SPACES = " \u00a0\u202f"  # a space, a no-break space, a narrow no-break space:
 # is a comma, a dot before exactly two digits (14.30 is a time as often as 3.50 is a price) and a
 # day and month without a year (am 3.5.). They stay as written; the model reads their digits.
 ALWAYS_KEPT = (
-    r"(?<![A-Za-z0-9_+.,/-])(?<!\d )(?!(?:0?[1-9]|[12]\d|3[01])[./-](?:0?[1-9]|1[0-2])[./-]\d{2,4}(?!\d))"  # not a date: 01.03.2025
+    r"(?<![A-Za-z0-9_+.,/:-])(?<!\d )(?!(?:0?[1-9]|[12]\d|3[01])[./-](?:0?[1-9]|1[0-2])[./-]\d{2,4}(?!\d))"  # not a date: 01.03.2025
     r"(?:\+\d{1,3}|\(?0\d{1,4}\)?)(?:[ \-/.]?\(?\d{2,8}\)?){1,5}(?!\d)",
     r"(?<!\d)\(\d{2,3}\) ?\d{4,5}-\d{4}(?!\d)",
     # after a telephone's name or abbreviation, however it is grouped (tel. 601 234 567)
@@ -183,8 +183,12 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
     if locale.time:
         marks = re.escape(locale.time_marks)
         suffix = rf"(?:\s?(?:{alternation(locale.time_suffixes)})(?!\w))?" if locale.time_suffixes else ""
-        time = rf"(?<![\d:.,])(?P<hour>[01]?\d|2[0-4])[{marks}](?P<minute>[0-5]\d)(?![\d]|[{marks}]\d){suffix}"
-        rules.append(Rule("clock time", re.compile(time), _time_speller(reader)))
+        clock = rf"(?P<hour{{n}}>[01]?\d|2[0-4])[{marks}](?P<minute{{n}}>[0-5]\d)(?![\d]|[{marks}]\d)"
+        first, second = clock.format(n=""), clock.format(n="2")
+        # From one time to another (14:00-16:00), said with the locale's range word, else a pause.
+        span = rf"(?<![\d:.,]){first}(?:[-–]| – ){second}{suffix}"
+        rules.append(Rule("clock time span", re.compile(span), _time_speller(reader)))
+        rules.append(Rule("clock time", re.compile(rf"(?<![\d:.,]){first}{suffix}"), _time_speller(reader)))
     if locale.range_word:
         # Two numbers joined by a hyphen or a dash (an en dash with spaces too), the second the
         # higher: a range, said with the locale's word (3-5 Tage: drei bis fünf Tage); what follows
@@ -313,19 +317,27 @@ def _ordinal_speller(reader: _Reader, ruleset: str) -> Callable[[re.Match[str]],
 def _time_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
     locale = reader.locale
 
-    def spell_time(match: re.Match[str]) -> str:
-        hour, minute = int(match.group("hour")), int(match.group("minute"))
+    def say(hour: int, minute: int) -> str | None:
         if hour == 24 and minute:
-            return match.group()
+            return None
         said_hour = reader.integer(str(hour), locale.hour_ruleset)
         said_minute = reader.integer(str(minute), locale.minute_ruleset)
         if said_minute is not None and locale.minute_zero and 0 < minute < 10:
             said_minute = f"{locale.minute_zero} {said_minute}"
         if said_hour is None or said_minute is None:
-            return match.group()
+            return None
         template = locale.time_on_the_hour if minute == 0 and locale.time_on_the_hour else locale.time
         hours = locale.hour_noun.form(locale.plural_of(hour)) if locale.hour_noun is not None else ""
         return template.format(hour=said_hour, minute=said_minute, hours=hours)  # type: ignore[union-attr]
+
+    def spell_time(match: re.Match[str]) -> str:
+        said = say(int(match.group("hour")), int(match.group("minute")))
+        if "hour2" not in match.re.groupindex or said is None:
+            return match.group() if said is None else said
+        until = say(int(match.group("hour2")), int(match.group("minute2")))
+        if until is None:
+            return match.group()
+        return f"{said} {locale.range_word} {until}" if locale.range_word else f"{said} – {until}"
 
     return spell_time
 
