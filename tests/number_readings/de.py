@@ -39,5 +39,7 @@ READINGS = [
     ),  # a range is read with bis (Duden: 3–5 Tage, drei bis fünf Tage)
     ("cardinal", "Geöffnet 9–17 Uhr.", "Geöffnet neun bis siebzehn Uhr."),
     ("cardinal", "Es kostet 5 – 10 €.", "Es kostet fünf bis zehn Euro."),
+    ("cardinal", "Bayern gewann 2:1.", "Bayern gewann zwei zu eins."),  # a score or a ratio: "zu"
+    ("cardinal", "Das Bild ist 16:9.", "Das Bild ist sechzehn zu neun."),
 ]
 KEPT: dict[str, str] = {}

@@ -31,5 +31,6 @@ READINGS = [
     ("cardinal", "Fue 1 día.", "Fue un día."),  # día, problema, mapa: masculine in -a
     ("cardinal", "Hay 1 problema.", "Hay un problema."),
     ("cardinal", "Tarda 3-5 días.", "Tarda tres a cinco días."),  # a range is read with a (de 3 a 5 días)
+    ("cardinal", "El Madrid ganó 2:0.", "El Madrid ganó dos a cero."),
 ]
 KEPT: dict[str, str] = {}

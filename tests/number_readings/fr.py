@@ -41,5 +41,6 @@ READINGS = [
     ("decimal", "Il a couru 2,5 km.", "Il a couru deux virgule cinq kilomètres."),
     ("cardinal", "Il faut 3-5 jours.", "Il faut trois à cinq jours."),  # a range is read with à (3 à 5 jours)
     ("cardinal", "Comptez 10–20 €.", "Comptez dix à vingt euros."),
+    ("cardinal", "Le PSG a gagné 3:1.", "Le PSG a gagné trois à un."),
 ]
 KEPT: dict[str, str] = {}

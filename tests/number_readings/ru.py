@@ -33,6 +33,7 @@ READINGS = [
     ("cardinal", "Подождите 1 минуту.", "Подождите одну минуту."),  # the accusative of a listed noun
     ("cardinal", "Прошло 2 дня.", "Прошло два дня."),  # masculine: the default
     ("cardinal", "Книга 1 пропала.", "Книга один пропала."),  # a verb after a label's number: not a counted noun
+    ("cardinal", "Спартак выиграл 2:1.", "Спартак выиграл два – один."),  # side by side, a pause between
     ("decimal", "Ехали 2,5 ч.", "Ехали два запятая пять часа."),  # the genitive singular after a decimal
     ("time", "В 21:00 всё закрыто.", "В двадцать один час всё закрыто."),  # the hour's noun by its plural
     ("time", "Поезд в 2:00.", "Поезд в два часа."),

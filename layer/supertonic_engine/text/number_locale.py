@@ -192,6 +192,9 @@ class NumberLocale:
     # Said for the hyphen or dash of a range, two numbers the higher second (3-5 Tage: drei bis fünf
     # Tage); empty where the language says such numbers side by side (ru два-три дня, it tre-quattro).
     range_word: str = ""
+    # Said for the colon of a score or a ratio (2:1, 16:9: zwei zu eins); empty where the two numbers
+    # are said side by side, with a pause (ru два — один, cs dva jedna).
+    score_word: str = ""
     # Symbols said as a person says them: & + = ° № ... (a currency or percent is read with its number).
     symbols: Mapping[str, str] = field(default_factory=dict)
     # What the language says in a way these rules cannot (an ordinal in its noun's case, a year said

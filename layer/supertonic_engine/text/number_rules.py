@@ -189,6 +189,11 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
         span = rf"(?<![\d:.,]){first}(?:[-–]| – ){second}{suffix}"
         rules.append(Rule("clock time span", re.compile(span), _time_speller(reader)))
         rules.append(Rule("clock time", re.compile(rf"(?<![\d:.,]){first}{suffix}"), _time_speller(reader)))
+    if locale.cardinal is not None:
+        # A colon before a single digit is no clock time (its minutes have two): a score or a ratio
+        # (2:1, 16:9), said with the locale's word for it, else side by side with a pause.
+        score = r"(?<![\d:.,])(?P<a>\d{1,2}):(?P<b>\d)(?!\d|[:.,]\d)"
+        rules.append(Rule("score", re.compile(score), _score_speller(reader)))
     if locale.range_word:
         # Two numbers joined by a hyphen or a dash (an en dash with spaces too), the second the
         # higher: a range, said with the locale's word (3-5 Tage: drei bis fünf Tage); what follows
@@ -268,6 +273,16 @@ def _range_speller(locale: NumberLocale) -> Callable[[re.Match[str]], str]:
         return f"{low} {locale.range_word} {high}" if value(low) < value(high) else match.group()
 
     return spell_range
+
+
+def _score_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
+    joint = f" {reader.locale.score_word} " if reader.locale.score_word else " – "
+
+    def spell_score(match: re.Match[str]) -> str:
+        a, b = reader.integer(match.group("a")), reader.integer(match.group("b"))
+        return match.group() if a is None or b is None else f"{a}{joint}{b}"
+
+    return spell_score
 
 
 def _percent_first(reader: _Reader, match: re.Match[str]) -> str | None:

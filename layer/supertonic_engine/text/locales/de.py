@@ -36,6 +36,7 @@ LOCALE = NumberLocale(
     group_marks=". ",
     decimal_word="Komma",
     range_word="bis",
+    score_word="zu",
     minus_word="minus",
     year_cues=("im Jahr", "im Jahre", "seit", "bis", "von", "ab", "anno", "um", "Jahr", "Sommer", "Winter", "Herbst", "Frühjahr"),
     currencies={

@@ -36,6 +36,7 @@ LOCALE = NumberLocale(
     group_marks=". ",
     decimal_word="coma",
     range_word="a",
+    score_word="a",
     minus_word="menos",
     year_cues=("en", "desde", "hasta", "de", "del año", "año"),
     fraction_as_number=True,

@@ -37,6 +37,7 @@ LOCALE = NumberLocale(
     group_marks=" ",
     decimal_word="virgule",
     range_word="à",
+    score_word="à",
     minus_word="moins",
     plural="zero_one_other",
     cardinal=_MASCULINE,

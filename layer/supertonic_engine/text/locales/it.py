@@ -28,6 +28,7 @@ LOCALE = NumberLocale(
     before_word="spellout-cardinal-masculine",  # 1 año: un año, not uno año
     million_particle="di",  # a round million before its noun
     lang="it",
+    score_word="a",
     decimal_mark=",",
     group_marks=". ",
     decimal_word="virgola",

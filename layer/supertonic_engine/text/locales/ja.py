@@ -10,6 +10,7 @@ from ..number_locale import Currency, Noun, NumberLocale
 LOCALE = NumberLocale(
     spacing="",  # Japanese writes no space between words
     lang="ja",
+    score_word="対",  # 二対一: a score or a ratio
     decimal_mark=".",
     group_marks=",",
     decimal_word="点",  # 3.5: 三点五

@@ -37,6 +37,7 @@ LOCALE = NumberLocale(
     before_word="spellout-cardinal-masculine",  # 1 año: un año, not uno año
     million_particle="de",  # a round million before its noun
     lang="pt",
+    score_word="a",
     decimal_mark=",",
     group_marks=". ",
     decimal_word="vírgula",
