@@ -41,5 +41,15 @@ READINGS = [
     ("cardinal", "Es kostet 5 – 10 €.", "Es kostet fünf bis zehn Euro."),
     ("cardinal", "Bayern gewann 2:1.", "Bayern gewann zwei zu eins."),  # a score or a ratio: "zu"
     ("cardinal", "Das Bild ist 16:9.", "Das Bild ist sechzehn zu neun."),
+    (
+        "year",
+        "Er lebte 1990-2000 in Berlin.",
+        "Er lebte neunzehnhundertneunzig bis zweitausend in Berlin.",
+    ),  # two years joined: both said as years
+    (
+        "currency",
+        "Es kostet 1500-2000 € im Monat.",
+        "Es kostet eintausendfünfhundert bis zweitausend Euro im Monat.",
+    ),  # an amount, not years
 ]
 KEPT: dict[str, str] = {}

@@ -42,5 +42,6 @@ READINGS = [
     ("cardinal", "Il faut 3-5 jours.", "Il faut trois à cinq jours."),  # a range is read with à (3 à 5 jours)
     ("cardinal", "Comptez 10–20 €.", "Comptez dix à vingt euros."),
     ("cardinal", "Le PSG a gagné 3:1.", "Le PSG a gagné trois à un."),
+    ("year", "La guerre de 1914-1918.", "La guerre de mille neuf cent quatorze à mille neuf cent dix-huit."),
 ]
 KEPT: dict[str, str] = {}

@@ -24,5 +24,6 @@ READINGS = [
     ("unit", "Het duurt 1 minuut of 3 min.", "Het duurt een minuut of drie minuten."),
     ("symbol", "Jansen & Zonen", "Jansen en Zonen"),
     ("cardinal", "Het duurt 3-5 dagen.", "Het duurt drie tot vijf dagen."),  # a range is read with tot (3 tot 5 dagen)
+    ("year", "In 1990-2000 woonde hij hier.", "In negentiennegentig tot tweeduizend woonde hij hier."),
 ]
 KEPT: dict[str, str] = {}

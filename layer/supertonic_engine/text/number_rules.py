@@ -200,8 +200,8 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
         # reads the numbers. Not a score (2-1), a run of three (3-2-1), a number with a leading 0
         # (a phone's, a date's), a number glued to letters (COVID-19, A-4).
         value = rf"(?:[1-9]\d{{0,3}}|0)(?:{re.escape(locale.decimal_mark)}\d+)?"
-        joined = rf"(?<![{_GLUED}\d.,:/–-])(?P<low>{value})(?:[-–]| – )(?P<high>{value})(?![{_GLUED}\d]|[.,:/–-]\d)"
-        rules.append(Rule("range", re.compile(joined), _range_speller(locale)))
+        joined = rf"(?<![{_GLUED}\d.,:/–-])(?P<low>{value})(?:[-–]| – )(?P<high>{value})(?![{_GLUED}\d]|[.,:/–-]\d)(?=\s?(?P<after>\S*))"
+        rules.append(Rule("range", re.compile(joined), _range_speller(reader)))
     # The minus sign before what reads an amount: -5 °C is minus five degrees.
     rules.append(Rule("minus sign", re.compile(MINUS_SIGN), lambda m: f"{locale.minus_word} "))
     if locale.currencies:
@@ -264,13 +264,29 @@ def _counting(reader: _Reader, match: re.Match[str]) -> str | None:
 _LOWER = re.compile("[a-zà-ÿ]")
 
 
-def _range_speller(locale: NumberLocale) -> Callable[[re.Match[str]], str]:
+# Two years a range spans (1990-2000): four digits from 1100 to 2099, at most two centuries apart.
+_YEAR = re.compile(r"1[1-9]\d{2}|20\d{2}")
+_YEARS_APART = 200
+
+
+def _range_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
+    locale = reader.locale
+    measures = {*locale.currencies, *locale.units}
+
     def value(written: str) -> float:
         return float(written.replace(locale.decimal_mark, "."))
 
     def spell_range(match: re.Match[str]) -> str:
         low, high = match.group("low"), match.group("high")
-        return f"{low} {locale.range_word} {high}" if value(low) < value(high) else match.group()
+        if value(low) >= value(high):
+            return match.group()
+        # Years, not an amount (1500-2000 €): said as the locale says a year, which no later rule
+        # would do without a cue word before them.
+        if _YEAR.fullmatch(low) and _YEAR.fullmatch(high) and int(high) - int(low) <= _YEARS_APART and match.group("after") not in measures:
+            said_low, said_high = (reader.integer(year, locale.year or locale.cardinal) for year in (low, high))
+            if said_low is not None and said_high is not None:
+                return f"{said_low} {locale.range_word} {said_high}"
+        return f"{low} {locale.range_word} {high}"
 
     return spell_range
 
