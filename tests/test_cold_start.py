@@ -46,9 +46,23 @@ def test_the_init_phase_does_not_import_boto3_even_with_buckets_configured(tiny_
     assert "avx2" in facts["cpu"]["flags"] or facts["cpu"]["machine"] != "x86_64"
 
 
+# The Lambda context the probes below hand their handler call.
+LAMBDA_CONTEXT = """
+class Context:
+    aws_request_id = "req-1"
+    function_name = "supertonic-tts"
+    function_version = "$LATEST"
+    memory_limit_in_mb = "2048"
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:supertonic-tts"
+    def get_remaining_time_in_millis(self):
+        return 60_000
+"""
+
+
 # The handler's init and a /health call, in a fresh interpreter; "as-image" first makes the modules
 # the image does not hold unimportable (it installs no onnx or huggingface_hub, copies no tools/).
-RUNTIME_PROBE = """
+RUNTIME_PROBE = (
+    """
 import importlib.abc, json, re, sys
 
 class NotInTheImage(importlib.abc.MetaPathFinder):
@@ -60,14 +74,9 @@ class NotInTheImage(importlib.abc.MetaPathFinder):
 if sys.argv[1] == "as-image":
     sys.meta_path.insert(0, NotInTheImage())
 
-class Context:
-    aws_request_id = "req-1"
-    function_name = "supertonic-tts"
-    function_version = "$LATEST"
-    memory_limit_in_mb = "2048"
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:supertonic-tts"
-    def get_remaining_time_in_millis(self):
-        return 60_000
+"""
+    + LAMBDA_CONTEXT
+    + """
 
 import supertonic_function.app as app
 answer = app.lambda_handler(json.load(open(sys.argv[2])), Context())
@@ -75,6 +84,7 @@ build_tools = sorted(m for m in sys.modules if m.split(".")[0] in ("supertonic_t
                      or re.search(r"[.](standin|optimize|fetch)([.]|$)", m))
 print(json.dumps({"status": answer["statusCode"], "health": json.loads(answer["body"]), "build_tools": build_tools}))
 """
+)
 
 
 def _health_in_a_fresh_process(mode: str, model_dir: str | None) -> dict:
@@ -108,20 +118,17 @@ NOT_ON_THE_FIRST_REQUEST = (
     "asyncio",  # Powertools' batch processor (SQS batches only): 89 ms with its imports, 35 ms once the standard library is compiled
     "aws_lambda_powertools.utilities.batch",
 )
-FIRST_REQUEST_PROBE = """
+FIRST_REQUEST_PROBE = (
+    """
 import json, sys
 import supertonic_function.app as app
-class Context:
-    aws_request_id = "req-1"
-    function_name = "supertonic-tts"
-    function_version = "$LATEST"
-    memory_limit_in_mb = "2048"
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:supertonic-tts"
-    def get_remaining_time_in_millis(self):
-        return 60_000
+"""
+    + LAMBDA_CONTEXT
+    + """
 answer = app.lambda_handler(json.load(open(sys.argv[1])), Context())
 print(json.dumps({"status": answer["statusCode"], "loaded": sorted(m for m in sys.argv[2:] if m in sys.modules)}))
 """
+)
 
 
 def test_init_and_the_first_function_url_request_leave_the_sqs_batch_machinery_unloaded(tiny_model_dir):

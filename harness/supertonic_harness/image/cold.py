@@ -322,7 +322,7 @@ def import_times(engine: ContainerEngine, tag: str, *, cpus: float, memory_mb: i
 
 def load_average() -> str:
     try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+        return " ".join(f"{load:.2f}" for load in os.getloadavg())
     except OSError:
         return "unknown"
 

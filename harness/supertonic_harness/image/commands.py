@@ -217,10 +217,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("--tag", default=DEFAULT_TAG, help=f"image name (default {DEFAULT_TAG})")
         return p
 
-    def with_limits(p: argparse.ArgumentParser) -> None:
+    def with_profile(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--profile", default="lambda-2048", type=profile_argument, help="CPU and memory: lambda-<MB> (default lambda-2048) or 2vcpu-2gb"
         )
+
+    def with_limits(p: argparse.ArgumentParser) -> None:
+        with_profile(p)
         p.add_argument("--port", type=int, default=9000, help="host port for the emulator's invoke endpoint (default 9000)")
         p.add_argument(
             "--invoke-mode", default="BUFFERED", choices=["BUFFERED", "RESPONSE_STREAM"], help="the function URL's mode the image serves"
@@ -251,9 +254,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     c.add_argument("--versus", action="append", default=[], metavar="TAG", help="another image, run interleaved with --tag")
     c.add_argument("--runs", type=int, default=5, help="cold starts of each image (default 5)")
-    c.add_argument(
-        "--profile", default="lambda-2048", type=profile_argument, help="CPU and memory: lambda-<MB> (default lambda-2048) or 2vcpu-2gb"
-    )
+    with_profile(c)
     c.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="set in the container (e.g. SUPERTONIC_WARM_UP=0)")
     c.add_argument("--drop-caches", action="store_true", help="drop the host's page cache before each run (root)")
     c.add_argument("--out", help="write OUT.json and OUT.txt (e.g. benchmarks/cold-first-audio-image)")

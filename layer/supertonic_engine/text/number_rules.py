@@ -187,8 +187,9 @@ def build_rules(locale: NumberLocale) -> tuple[Rule, ...]:
         first, second = clock.format(n=""), clock.format(n="2")
         # From one time to another (14:00-16:00), said with the locale's range word, else a pause.
         span = rf"(?<![\d:.,]){first}(?:[-–]| – ){second}{suffix}"
-        rules.append(Rule("clock time span", re.compile(span), _time_speller(reader)))
-        rules.append(Rule("clock time", re.compile(rf"(?<![\d:.,]){first}{suffix}"), _time_speller(reader)))
+        spell_time = _time_speller(reader)
+        rules.append(Rule("clock time span", re.compile(span), spell_time))
+        rules.append(Rule("clock time", re.compile(rf"(?<![\d:.,]){first}{suffix}"), spell_time))
     if locale.cardinal is not None:
         # A colon before a single digit is no clock time (its minutes have two): a score or a ratio
         # (2:1, 16:9), said with the locale's word for it, else side by side with a pause.
@@ -285,18 +286,21 @@ def _range_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
         if _YEAR.fullmatch(low) and _YEAR.fullmatch(high) and int(high) - int(low) <= _YEARS_APART and match.group("after") not in measures:
             said_low, said_high = (reader.integer(year, locale.year or locale.cardinal) for year in (low, high))
             if said_low is not None and said_high is not None:
-                return f"{said_low} {locale.range_word} {said_high}"
-        return f"{low} {locale.range_word} {high}"
+                return _between(said_low, said_high, locale.range_word)
+        return _between(low, high, locale.range_word)
 
     return spell_range
 
 
-def _score_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
-    joint = f" {reader.locale.score_word} " if reader.locale.score_word else " – "
+def _between(first: str, second: str, word: str) -> str:
+    """Two readings joined by the language's word for what joins them, else side by side with a pause."""
+    return f"{first} {word} {second}" if word else f"{first} – {second}"
 
+
+def _score_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
     def spell_score(match: re.Match[str]) -> str:
         a, b = reader.integer(match.group("a")), reader.integer(match.group("b"))
-        return match.group() if a is None or b is None else f"{a}{joint}{b}"
+        return match.group() if a is None or b is None else _between(a, b, reader.locale.score_word)
 
     return spell_score
 
@@ -363,12 +367,12 @@ def _time_speller(reader: _Reader) -> Callable[[re.Match[str]], str]:
 
     def spell_time(match: re.Match[str]) -> str:
         said = say(int(match.group("hour")), int(match.group("minute")))
-        if "hour2" not in match.re.groupindex or said is None:
-            return match.group() if said is None else said
-        until = say(int(match.group("hour2")), int(match.group("minute2")))
-        if until is None:
+        if said is None:
             return match.group()
-        return f"{said} {locale.range_word} {until}" if locale.range_word else f"{said} – {until}"
+        if "hour2" not in match.re.groupindex:
+            return said
+        until = say(int(match.group("hour2")), int(match.group("minute2")))
+        return match.group() if until is None else _between(said, until, locale.range_word)
 
     return spell_time
 
